@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * The vaultkeeper command line: a thin frontend over the library. Each command's module is imported
+ * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+
+export interface GlobalOptions {
+  vault?: string;
+  debug?: boolean;
+}
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function build(): Command {
+  const program = new Command('vaultkeeper')
+    .description('Long-term memory for AI agents, kept as a plain markdown vault you can open in Obsidian.')
+    .version(pkg.version, '-V, --version')
+    .option('--vault <path>', 'the vault (else $VAULTKEEPER_VAULT, else the nearest enclosing vault)')
+    .option('--debug', 'show stack traces on errors')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'vaultkeeper: ')) });
+
+  const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
+
+  program
+    .command('init')
+    .description('create a new vault (zones, schema.md, config, git repository)')
+    .argument('[path]', 'folder for the new vault', '.')
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string, opts: { json?: boolean }) => (await import('./commands/init.js')).run(target, opts));
+
+  program
+    .command('remember')
+    .description('append a fact to today\'s log (or many with --stdin) and commit it')
+    .argument('[text...]', 'the fact')
+    .addOption(new Option('-c, --category <category>', 'fact category').default(undefined))
+    .option('-t, --tag <tag>', 'a tag (repeatable)', collect)
+    .option('--source <source>', 'where the fact came from (shown in the batch header)')
+    .option('--date <date>', 'log date YYYY-MM-DD (default: today in the vault\'s time zone)')
+    .option('--stdin', 'read facts from standard input: plain lines, or JSON lines {text, category, tags, date}')
+    .option('--json', 'print the result as JSON')
+    .action(async (words: string[], opts, command: Command) => (await import('./commands/remember.js')).run(words, opts, globals(command)));
+
+  program
+    .command('forget')
+    .description('tombstone a fact by id, or every fact matching a text; it never comes back')
+    .argument('[id]', 'the fact id, e.g. f-7k2m9q0a1b')
+    .option('--match <text>', 'forget every fact whose text contains these words')
+    .option('--reason <reason>', 'why (kept in the tombstone and the commit)')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string | undefined, opts, command: Command) => (await import('./commands/forget.js')).run(id, opts, globals(command)));
+
+  program
+    .command('history')
+    .description('list the changes made to the vault (its git history)')
+    .argument('[path]', 'only changes to this file or folder')
+    .option('-n, --limit <n>', 'at most this many entries', parsePositiveInt)
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string | undefined, opts, command: Command) => (await import('./commands/history.js')).run(target, opts, globals(command)));
+
+  program
+    .command('doctor')
+    .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
+
+  program
+    .command('demo')
+    .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
+    .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')
+    .action(async (target: string | undefined) => (await import('./commands/demo.js')).run(target));
+
+  return program;
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number.');
+  return n;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = build();
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = await report(error, debug);
+  }
+}
+
+async function report(error: unknown, debug: boolean): Promise<number> {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    return 2; // commander has printed its one-line message
+
+  }
+  const { VaultkeeperError } = await import('../core/errors.js');
+  if (error instanceof VaultkeeperError) {
+    process.stderr.write(`vaultkeeper: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
+    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`vaultkeeper: unexpected error: ${message.split('\n')[0]} (run with --debug for details)\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return 1;
+}
+
+await main(process.argv);

@@ -1,0 +1,191 @@
+/**
+ * The vault's configuration: `.vaultkeeper/config.yaml`, validated on load, with environment overrides
+ * for the settings a person changes per machine. Secrets never live here: the config names the
+ * environment variable that holds an API key, never the key itself.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { VaultkeeperError } from './errors.js';
+
+export const CONFIG_FILE = '.vaultkeeper/config.yaml';
+
+const isTimeZone = (value: string): boolean => {
+  if (value === 'system') return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable, e.g. OPENAI_API_KEY');
+
+export const ConfigSchema = z
+  .strictObject({
+    timezone: z
+      .string()
+      .refine(isTimeZone, 'must be an IANA time zone such as Europe/Lisbon, or "system"')
+      .default('system')
+      .describe('Time zone that decides which daily log a fact lands in. "system" uses the machine\'s zone.'),
+    git: z
+      .strictObject({
+        author_name: z.string().min(1).optional().describe('Author of vaultkeeper\'s commits. Default: git\'s user.name, else "vaultkeeper".'),
+        author_email: z.string().min(1).optional().describe('Email of vaultkeeper\'s commits. Default: git\'s user.email, else "vaultkeeper@localhost".'),
+      })
+      .prefault({})
+      .describe('Git audit settings: every change vaultkeeper makes is a commit.'),
+    capture: z
+      .strictObject({
+        default_source: z.string().min(1).default('cli').describe('Source written in a batch header when none is given.'),
+      })
+      .prefault({})
+      .describe('How facts are captured.'),
+    index: z
+      .strictObject({
+        uri: z.string().min(1).default('.vaultkeeper/index').describe('Where the LanceDB index lives: a path relative to the vault, or any URI LanceDB accepts.'),
+        embedder: z
+          .enum(['hash', 'use-lite', 'transformers', 'openai', 'none'])
+          .default('hash')
+          .describe('Embedder for vector search; "none" is full-text only.'),
+      })
+      .prefault({})
+      .describe('The search index (a disposable projection of the vault).'),
+    dream: z
+      .strictObject({
+        min_hours: z.number().min(0).default(24).describe('Hours between dream attempts when there is no backlog.'),
+        min_facts: z.number().int().min(0).default(20).describe('Pending facts needed before a dream runs.'),
+        max_days: z.number().int().min(1).default(14).describe('Most log days consolidated in one run; more pending days is a backlog.'),
+        max_retries: z.number().int().min(1).default(3).describe('Failed runs of one batch before its dates are skipped.'),
+        timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
+      })
+      .prefault({})
+      .describe('The gated consolidation of logs into wiki pages.'),
+    llm: z
+      .strictObject({
+        base_url: z.url().nullable().default(null).describe('OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1. null: no LLM, offline consolidator.'),
+        model: z.string().min(1).nullable().default(null).describe('Chat model with tool calling.'),
+        api_key_env: envName.default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key (never the key itself).'),
+      })
+      .prefault({})
+      .describe('The LLM used by the dream agent and extraction.'),
+  })
+  .describe('vaultkeeper vault configuration (.vaultkeeper/config.yaml)');
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Environment variables that override config keys (DESIGN §10). */
+export const ENV_OVERRIDES: Readonly<Record<string, readonly string[]>> = {
+  VAULTKEEPER_TIMEZONE: ['timezone'],
+  VAULTKEEPER_LLM_BASE_URL: ['llm', 'base_url'],
+  VAULTKEEPER_LLM_MODEL: ['llm', 'model'],
+  VAULTKEEPER_LLM_API_KEY_ENV: ['llm', 'api_key_env'],
+  VAULTKEEPER_EMBEDDER: ['index', 'embedder'],
+  VAULTKEEPER_INDEX_URI: ['index', 'uri'],
+};
+
+const SECRET_KEY = /(^|_)(api_?key|key|secret|token|password)$/i;
+
+export function configError(file: string, message: string, hint?: string): VaultkeeperError {
+  return new VaultkeeperError('VK_CONFIG', `${file}: ${message}`, {
+    hint: hint ?? `fix ${file} (see docs/configuration.md), then run the command again`,
+  });
+}
+
+/** Validates a raw config object (as parsed from YAML, overrides applied). */
+export function validateConfig(raw: unknown, file: string, fromEnv: ReadonlyMap<string, string> = new Map()): Config {
+  const result = ConfigSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const key = issue.path.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const name = [...issue.path, issue.keys[0]].join('.');
+    if (issue.keys.some((k) => SECRET_KEY.test(k))) {
+      throw configError(file, `${name}: secrets are never kept in the vault`, 'put the key in an environment variable and name that variable in llm.api_key_env');
+    }
+    throw configError(file, `${name}: unknown key; allowed here: ${allowedKeys(issue.path).join(', ')}`);
+  }
+  const origin = fromEnv.get(key);
+  const where = origin === undefined ? key || '(top level)' : `${key} (from ${origin})`;
+  throw configError(file, `${where}: ${issue.message}`);
+}
+
+function allowedKeys(at: readonly PropertyKey[]): string[] {
+  let shape: z.ZodType = ConfigSchema;
+  for (const key of at) {
+    const inner = unwrap(shape);
+    if (!(inner instanceof z.ZodObject)) return [];
+    const next = inner.shape[String(key)] as z.ZodType | undefined;
+    if (next === undefined) return [];
+    shape = next;
+  }
+  const inner = unwrap(shape);
+  return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: z.ZodType = schema;
+  while (current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodOptional) {
+    current = current.unwrap() as z.ZodType;
+  }
+  return current;
+}
+
+/** Loads and validates the vault's config, then applies environment overrides. */
+export async function loadConfig(vaultRoot: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const file = path.join(vaultRoot, CONFIG_FILE);
+  let text = '';
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return parseConfigText(text, CONFIG_FILE, env);
+}
+
+export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = {}): Config {
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = first.linePos?.[0].line;
+    throw configError(file, `not valid YAML${line === undefined ? '' : ` at line ${line}`}: ${first.message.split('\n')[0]}`);
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw configError(file, 'must be a YAML mapping of keys to values');
+  }
+  const fromEnv = new Map<string, string>();
+  const withEnv = structuredClone(raw) as Record<string, unknown>;
+  // A section whose keys are all commented out reads as null: it means "all defaults".
+  for (const [key, value] of Object.entries(withEnv)) if (value === null) delete withEnv[key];
+  for (const [variable, keyPath] of Object.entries(ENV_OVERRIDES)) {
+    const value = env[variable];
+    if (value === undefined || value === '') continue;
+    setPath(withEnv, keyPath, value);
+    fromEnv.set(keyPath.join('.'), variable);
+  }
+  return validateConfig(withEnv, file, fromEnv);
+}
+
+function setPath(target: Record<string, unknown>, keyPath: readonly string[], value: string): void {
+  let node = target;
+  for (const key of keyPath.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keyPath.at(-1)!] = value;
+}
+
+/** The API key for the configured LLM, read only from the environment. */
+export function llmApiKey(config: Config, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[config.llm.api_key_env];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The JSON Schema of the config file, generated from the validator (schema/config.schema.json). */
+export function configJsonSchema(): unknown {
+  return z.toJSONSchema(ConfigSchema, { io: 'input', target: 'draft-2020-12' });
+}

@@ -1,0 +1,53 @@
+/**
+ * The vault's cross-process write lock. Every program write to tracked files (logs, tombstones, pages)
+ * and every commit happens under it, so concurrent CLI calls, the daemon and MCP never interleave
+ * lines or race on git's index.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { VaultkeeperError } from './errors.js';
+
+const LOCK_DIR = '.vaultkeeper/locks';
+
+/** Proof that the holder owns the vault's write lock; writers of tracked files require it. */
+export interface WriteLock {
+  readonly root: string;
+}
+
+export interface LockOptions {
+  /** How long to wait for another process before giving up, in ms. */
+  waitMs?: number;
+}
+
+export async function withLock<T>(root: string, name: string, fn: (lock: WriteLock) => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const dir = path.join(root, LOCK_DIR);
+  await mkdir(dir, { recursive: true });
+  const target = path.join(dir, name);
+  const deadline = Date.now() + (options.waitMs ?? 120_000);
+  let release: (() => Promise<void>) | undefined;
+  for (let attempt = 0; release === undefined; attempt++) {
+    try {
+      release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      if (Date.now() > deadline) {
+        throw new VaultkeeperError('VK_LOCKED', `the vault is busy: another vaultkeeper process holds the ${name} lock`, {
+          hint: 'wait for it to finish and try again',
+        });
+      }
+      // Jittered backoff so twenty waiting processes do not retry in lock step.
+      const delay = Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  try {
+    return await fn({ root });
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+export function withWriteLock<T>(root: string, fn: (lock: WriteLock) => Promise<T>, options?: LockOptions): Promise<T> {
+  return withLock(root, 'write', fn, options);
+}

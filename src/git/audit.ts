@@ -1,0 +1,155 @@
+/**
+ * The vault's git history is its audit log: every change the program makes is one commit whose
+ * message says what and why, marked with a `Vaultkeeper-Op:` trailer so that later checks can tell the
+ * program's commits from a person's.
+ */
+import { simpleGit, type SimpleGit } from 'simple-git';
+import type { Config } from '../core/config.js';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import type { WriteLock } from '../core/lock.js';
+
+export const OP_TRAILER = 'Vaultkeeper-Op';
+const DEFAULT_NAME = 'vaultkeeper';
+const DEFAULT_EMAIL = 'vaultkeeper@localhost';
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+function git(root: string, identity?: Identity): SimpleGit {
+  const config = ['commit.gpgsign=false', 'core.quotepath=false'];
+  // user.* set per call makes the identity both author and committer, even where git has none.
+  if (identity !== undefined) config.push(`user.name=${identity.name}`, `user.email=${identity.email}`);
+  return simpleGit({ baseDir: root, trimmed: false, config });
+}
+
+/** Who the program commits as: config first, then git's own identity, then a fixed default. */
+export async function commitIdentity(root: string, config: Config): Promise<Identity> {
+  const g = git(root);
+  const read = async (key: string): Promise<string | undefined> => {
+    try {
+      const value = (await g.raw(['config', '--get', key])).trim();
+      return value === '' ? undefined : value;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    name: config.git.author_name ?? (await read('user.name')) ?? DEFAULT_NAME,
+    email: config.git.author_email ?? (await read('user.email')) ?? DEFAULT_EMAIL,
+  };
+}
+
+export async function isRepo(root: string): Promise<boolean> {
+  try {
+    const top = (await git(root).raw(['rev-parse', '--show-toplevel'])).trim();
+    return top.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export async function initRepo(root: string): Promise<void> {
+  await git(root).raw(['init', '--quiet', '--initial-branch=main']);
+}
+
+export interface CommitRequest {
+  /** The operation, e.g. remember, forget, dream; written as the trailer. */
+  op: string;
+  subject: string;
+  body?: string;
+  /** Paths relative to the vault; only these are committed (a person's other edits stay theirs). */
+  paths: readonly string[];
+  /** Extra trailers, e.g. a dream run id. */
+  trailers?: Record<string, string>;
+}
+
+export function commitMessage(request: CommitRequest): string {
+  const trailers = [`${OP_TRAILER}: ${request.op}`, ...Object.entries(request.trailers ?? {}).map(([k, v]) => `${k}: ${v}`)];
+  return [request.subject, ...(request.body ? ['', request.body] : []), '', ...trailers].join('\n');
+}
+
+/**
+ * Commits the given paths. Returns the new commit's sha, or null when they hold no change (another
+ * process committed them already). Retries briefly when a person's git holds the index lock.
+ */
+export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest): Promise<string | null> {
+  const identity = await commitIdentity(lock.root, config);
+  const g = git(lock.root, identity);
+  const paths = [...new Set(request.paths)];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await g.raw(['add', '--all', '--', ...paths]);
+      const staged = (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
+      if (staged === '') return null;
+      await g.raw(['commit', '--quiet', '--no-verify', '-m', commitMessage(request), '--', ...paths]);
+      return (await g.raw(['rev-parse', 'HEAD'])).trim();
+    } catch (error) {
+      const message = errorMessage(error);
+      if (message.includes('index.lock') && attempt < 20) {
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+        continue;
+      }
+      throw new VaultkeeperError('VK_GIT', `git commit failed: ${message.split('\n')[0]}`, {
+        hint: 'run `git status` in the vault; the change itself is saved in the files',
+        cause: error,
+      });
+    }
+  }
+}
+
+export interface HistoryEntry {
+  sha: string;
+  date: string;
+  author: string;
+  message: string;
+  /** The operation trailer when vaultkeeper made the commit; null for a person's commit. */
+  op: string | null;
+}
+
+const FIELD = '\u001f';
+const RECORD = '\u001e';
+
+export async function history(root: string, options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+  const args = ['log', `--format=%H${FIELD}%aI${FIELD}%an${FIELD}%B${RECORD}`];
+  if (options.limit !== undefined) args.push(`-n${options.limit}`);
+  if (options.path !== undefined) args.push('--', options.path);
+  let out: string;
+  try {
+    out = await git(root).raw(args);
+  } catch (error) {
+    if (/does not have any commits/.test(errorMessage(error))) return [];
+    throw error;
+  }
+  return out
+    .split(RECORD)
+    .map((record) => record.replace(/^\n/, ''))
+    .filter((record) => record.trim() !== '')
+    .map((record) => {
+      const [sha = '', date = '', author = '', body = ''] = record.split(FIELD);
+      const op = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm').exec(body)?.[1]?.trim() ?? null;
+      return { sha, date, author, message: body.trim(), op };
+    });
+}
+
+export interface WorkingChange {
+  path: string;
+  /** Two-letter porcelain status, e.g. ' M', '??'. */
+  status: string;
+}
+
+/** Files that differ from HEAD: a person's edits not yet committed (or a crash's leftovers). */
+export async function uncommittedChanges(root: string): Promise<WorkingChange[]> {
+  const out = await git(root).raw(['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const changes: WorkingChange[] = [];
+  const parts = out.split('\u0000');
+  for (let i = 0; i < parts.length; i++) {
+    const entry = parts[i]!;
+    if (entry.length < 4) continue;
+    const status = entry.slice(0, 2);
+    changes.push({ path: entry.slice(3), status });
+    if (status.startsWith('R') || status.startsWith('C')) i++; // the rename's source follows
+  }
+  return changes;
+}

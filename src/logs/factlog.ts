@@ -1,0 +1,349 @@
+/**
+ * The daily fact logs (DESIGN §3): one parser and one writer. The writer here is the only code that
+ * writes logs/; it only ever appends. The parser never throws, whatever a person or a broken disk put
+ * in the file, and reports every line it could not read as a fact.
+ */
+import { mkdir, open, readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import type { WriteLock } from '../core/lock.js';
+import { factId } from './ids.js';
+
+export const CATEGORIES = [
+  'fact',
+  'preference',
+  'correction',
+  'entity',
+  'decision',
+  'relationship',
+  'principle',
+  'commitment',
+  'moment',
+  'skill',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const LOGS_DIR = 'logs';
+const LOG_FILE_RE = /^(\d{4}-\d{2}-\d{2})\.md$/;
+
+export interface Fact {
+  id: string;
+  date: string;
+  /** HH:MM of the batch header the fact sits under ('' when it has none). */
+  time: string;
+  source: string;
+  category: Category;
+  text: string;
+  tags: string[];
+  /** 1-based line number in the log file. */
+  line: number;
+  /** False when a person wrote the line without `^id` and the id was derived. */
+  explicitId: boolean;
+}
+
+export interface SkippedLine {
+  line: number;
+  reason: string;
+  /** The start of the line, for a report. */
+  excerpt: string;
+}
+
+export interface ParsedLog {
+  date: string;
+  facts: Fact[];
+  skipped: SkippedLine[];
+  /** Lines in the file (a final newline does not start a new line). */
+  lineCount: number;
+  endsWithNewline: boolean;
+}
+
+export function logRelPath(date: string): string {
+  return `${LOGS_DIR}/${date}.md`;
+}
+
+/** The dates of the vault's log files, oldest first. */
+export async function listLogDates(root: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(root, LOGS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .map((name) => LOG_FILE_RE.exec(name)?.[1])
+    .filter((date): date is string => date !== undefined)
+    .sort();
+}
+
+export async function readLog(root: string, date: string): Promise<ParsedLog> {
+  let content: Buffer;
+  try {
+    content = await readFile(path.join(root, logRelPath(date)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return parseLog('', date);
+    throw error;
+  }
+  return parseLog(content, date);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+const HEADER_RE = /^##[ \t]+(\d{2}:\d{2})(?:[ \t]+·[ \t]*(.*))?$/;
+const BULLET_RE = /^[-*+][ \t]+/;
+const CATEGORY_RE = /^\[([A-Za-z_-]+)\](?:[ \t]+|$)/;
+const BLOCK_ID_RE = /^\^[A-Za-z0-9-]+$/;
+const TAG_RE = /^#[\p{L}\p{N}_/-]+$/u;
+const isCategory = (value: string): value is Category => (CATEGORIES as readonly string[]).includes(value);
+const isTagToken = (token: string): boolean => TAG_RE.test(token) && /[^\d]/u.test(token.slice(1));
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/** Parses a log file. Never throws: lines it cannot read are reported in `skipped`. */
+export function parseLog(content: string | Uint8Array, date: string): ParsedLog {
+  let text = typeof content === 'string' ? content : utf8.decode(content);
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  const endsWithNewline = text.endsWith('\n') || text.endsWith('\r');
+  const lines = text.length === 0 ? [] : text.split(/\r\n|\r|\n/);
+  if (endsWithNewline) lines.pop();
+
+  const facts: Fact[] = [];
+  const skipped: SkippedLine[] = [];
+  const ordinals = new Map<string, number>();
+  const seenIds = new Set<string>();
+  let time = '';
+  let source = '';
+  const titleIndex = lines.findIndex((l) => l.trim() !== '');
+
+  lines.forEach((raw, index) => {
+    const lineNo = index + 1;
+    const line = raw.trimEnd();
+    if (line.trim() === '') return;
+    const header = HEADER_RE.exec(line);
+    if (header !== null) {
+      time = header[1]!;
+      source = (header[2] ?? '').trim();
+      return;
+    }
+    if (index === titleIndex && line === `# ${date}`) return;
+    const bullet = BULLET_RE.exec(line);
+    if (bullet === null) {
+      skipped.push({ line: lineNo, reason: line.startsWith('#') ? 'heading that is not a batch header' : 'not a fact line', excerpt: excerpt(line) });
+      return;
+    }
+    const fact = parseFactBody(line.slice(bullet[0].length));
+    if ('reason' in fact) {
+      skipped.push({ line: lineNo, reason: fact.reason, excerpt: excerpt(line) });
+      return;
+    }
+    const key = `${time}\u0000${source}\u0000${fact.text}`;
+    const ordinal = ordinals.get(key) ?? 0;
+    ordinals.set(key, ordinal + 1);
+    let id = fact.id;
+    if (id !== undefined && seenIds.has(id)) {
+      skipped.push({ line: lineNo, reason: `duplicate id ^${id}; read with a derived id`, excerpt: excerpt(line) });
+      id = undefined;
+    }
+    const finalId = id ?? factId(date, time, source, fact.text, ordinal);
+    seenIds.add(finalId);
+    facts.push({ id: finalId, date, time, source, category: fact.category, text: fact.text, tags: fact.tags, line: lineNo, explicitId: id !== undefined });
+  });
+
+  return { date, facts, skipped, lineCount: lines.length, endsWithNewline };
+}
+
+function excerpt(line: string): string {
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+
+interface FactBody {
+  category: Category;
+  text: string;
+  tags: string[];
+  id: string | undefined;
+}
+
+function parseFactBody(body: string): FactBody | { reason: string } {
+  let rest = body;
+  let category: Category = 'fact';
+  const cat = CATEGORY_RE.exec(rest);
+  if (cat !== null) {
+    const name = cat[1]!.toLowerCase();
+    if (!isCategory(name)) return { reason: `unknown category [${cat[1]}]; use one of ${CATEGORIES.join(', ')}` };
+    category = name;
+    rest = rest.slice(cat[0].length);
+  }
+  let id: string | undefined;
+  let [head, last] = splitLastToken(rest);
+  if (BLOCK_ID_RE.test(last)) {
+    id = last.slice(1);
+    rest = head;
+  }
+  const tags: string[] = [];
+  for (;;) {
+    [head, last] = splitLastToken(rest);
+    if (head === '' || !isTagToken(last)) break;
+    tags.unshift(last.slice(1));
+    rest = head;
+  }
+  const text = rest.trim();
+  if (text === '') return { reason: 'fact line without text' };
+  return { category, text, tags, id };
+}
+
+/** Splits off the last white-space separated token in linear time (no regex backtracking on long lines). */
+function splitLastToken(value: string): [head: string, last: string] {
+  let end = value.length;
+  while (end > 0 && isSpace(value.charCodeAt(end - 1))) end--;
+  let start = end;
+  while (start > 0 && !isSpace(value.charCodeAt(start - 1))) start--;
+  let headEnd = start;
+  while (headEnd > 0 && isSpace(value.charCodeAt(headEnd - 1))) headEnd--;
+  return [value.slice(0, headEnd), value.slice(start, end)];
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export interface FactInput {
+  text: string;
+  category?: string | undefined;
+  tags?: readonly string[] | undefined;
+  /** YYYY-MM-DD; default: today in the vault's time zone. */
+  date?: string | undefined;
+}
+
+export interface CanonicalFact {
+  category: Category;
+  text: string;
+  tags: string[];
+}
+
+export const MAX_FACT_CHARS = 100_000;
+
+/**
+ * The form a fact is written in: one line of single-spaced text, trailing `#tags` moved into tags,
+ * validated category and tags. Parsing the written line gives this form back exactly.
+ */
+export function canonicalFact(input: FactInput): CanonicalFact {
+  const category = (input.category ?? 'fact').trim().toLowerCase();
+  if (!isCategory(category)) {
+    throw new UsageError(`unknown category '${input.category}'`, `use one of: ${CATEGORIES.join(', ')}`);
+  }
+  let text = singleLine(input.text);
+  const tags: string[] = [];
+  for (const raw of input.tags ?? []) {
+    const tag = raw.trim().replace(/^#/, '');
+    if (!isTagToken(`#${tag}`)) {
+      throw new UsageError(`invalid tag '${raw}'`, 'tags hold letters, digits, _, - and /, and at least one non-digit');
+    }
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  // Trailing #tags in the text are tags (Obsidian reads them so, and so does the parser).
+  const trailing: string[] = [];
+  for (;;) {
+    const [head, last] = splitLastToken(text);
+    if (head === '' || !isTagToken(last)) break;
+    trailing.unshift(last.slice(1));
+    text = head;
+  }
+  for (const tag of trailing) if (!tags.includes(tag)) tags.push(tag);
+  if (text === '') throw new UsageError('a fact needs some text');
+  if (text.length > MAX_FACT_CHARS) {
+    throw new UsageError(`a fact is limited to ${MAX_FACT_CHARS} characters (this one has ${text.length})`, 'split it into several facts');
+  }
+  return { category, text, tags };
+}
+
+/** Collapses any white space, line breaks and control characters to single spaces. */
+export function singleLine(value: string): string {
+  return value
+    .toWellFormed()
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}\uFEFF]+/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
+}
+
+export function formatFactLine(fact: CanonicalFact, id: string): string {
+  const tags = fact.tags.map((t) => ` #${t}`).join('');
+  return `- [${fact.category}] ${fact.text}${tags} ^${id}`;
+}
+
+export function formatBatchHeader(time: string, source: string): string {
+  return `## ${time} · ${source}`;
+}
+
+export interface AppendedFact extends CanonicalFact {
+  id: string;
+  date: string;
+  time: string;
+  source: string;
+  path: string;
+  line: number;
+}
+
+/**
+ * Appends one batch (a header and its fact lines) to the log of `date`, in one write.
+ * The caller holds the vault's write lock, which makes the read-then-append safe across processes.
+ */
+export async function appendBatch(
+  lock: WriteLock,
+  date: string,
+  time: string,
+  source: string,
+  facts: readonly CanonicalFact[],
+): Promise<AppendedFact[]> {
+  if (facts.length === 0) return [];
+  const rel = logRelPath(date);
+  const file = path.join(lock.root, rel);
+  await mkdir(path.dirname(file), { recursive: true });
+  const existing = await readLog(lock.root, date);
+  const ordinals = new Map<string, number>();
+  for (const fact of existing.facts) {
+    const key = `${fact.time}\u0000${fact.source}\u0000${fact.text}`;
+    ordinals.set(key, (ordinals.get(key) ?? 0) + 1);
+  }
+  const cleanSource = singleLine(source) || 'unknown';
+
+  const lines: string[] = [];
+  let prefix: string;
+  let nextLine: number;
+  if (existing.lineCount === 0) {
+    prefix = `# ${date}\n\n`;
+    nextLine = 3;
+  } else {
+    // Start on a fresh line even if a hand edit left the file without a final newline.
+    prefix = existing.endsWithNewline ? '\n' : '\n\n';
+    nextLine = existing.lineCount + 2;
+  }
+  lines.push(formatBatchHeader(time, cleanSource));
+  nextLine += 1;
+  const appended: AppendedFact[] = [];
+  for (const fact of facts) {
+    const key = `${time}\u0000${cleanSource}\u0000${fact.text}`;
+    const ordinal = ordinals.get(key) ?? 0;
+    ordinals.set(key, ordinal + 1);
+    const id = factId(date, time, cleanSource, fact.text, ordinal);
+    lines.push(formatFactLine(fact, id));
+    appended.push({ ...fact, id, date, time, source: cleanSource, path: rel, line: nextLine });
+    nextLine += 1;
+  }
+  const chunk = Buffer.from(`${prefix}${lines.join('\n')}\n`, 'utf8');
+  const handle = await open(file, 'a');
+  try {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const { bytesWritten } = await handle.write(chunk, offset);
+      offset += bytesWritten;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return appended;
+}

@@ -1,0 +1,55 @@
+/** `vaultkeeper init`: a new vault from vault-template/, a git repository and its first commit. */
+import { cp, mkdir, readdir, rename, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseConfigText, CONFIG_FILE } from '../core/config.js';
+import { VaultkeeperError } from '../core/errors.js';
+import { withWriteLock } from '../core/lock.js';
+import { commitPaths, initRepo } from '../git/audit.js';
+import { isVaultRoot } from './locate.js';
+import { readFile } from 'node:fs/promises';
+
+/** vault-template/ sits at the package root, two levels above this file in src/ and in dist/. */
+export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
+
+export interface InitResult {
+  root: string;
+  commit: string | null;
+}
+
+export async function initVault(target: string): Promise<InitResult> {
+  const root = path.resolve(target);
+  if (isVaultRoot(root)) {
+    throw new VaultkeeperError('VK_EXISTS', `${root} is already a vaultkeeper vault; nothing was changed`, {
+      hint: 'use it as it is, or choose another folder',
+    });
+  }
+  const entries = await readdir(root).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    if (error.code === 'ENOTDIR') {
+      throw new VaultkeeperError('VK_NOT_DIR', `${root} is a file, not a folder`, { hint: 'choose a new or empty folder' });
+    }
+    throw error;
+  });
+  if (entries.length > 0) {
+    throw new VaultkeeperError('VK_NOT_EMPTY', `${root} is not empty (${entries.length} entries); init never writes over existing files`, {
+      hint: 'choose a new or empty folder',
+    });
+  }
+  await mkdir(root, { recursive: true });
+  await cp(TEMPLATE_DIR, root, { recursive: true });
+  // npm drops files named .gitignore from packages, so the template ships it without the dot.
+  await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
+  await stat(path.join(root, CONFIG_FILE));
+  const config = parseConfigText(await readFile(path.join(root, CONFIG_FILE), 'utf8'), CONFIG_FILE);
+  await initRepo(root);
+  const commit = await withWriteLock(root, (lock) =>
+    commitPaths(lock, config, {
+      op: 'init',
+      subject: 'init: new vaultkeeper vault',
+      body: 'Created from vault-template: zones, schema.md, index.md, log.md, MEMORY.md and .vaultkeeper/config.yaml.',
+      paths: ['.'],
+    }),
+  );
+  return { root, commit };
+}
