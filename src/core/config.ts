@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { VaultkeeperError } from './errors.js';
 
@@ -50,6 +50,45 @@ export const ConfigSchema = z
           .enum(['hash', 'use-lite', 'transformers', 'openai', 'none'])
           .default('hash')
           .describe('Embedder for vector search; "none" is full-text only.'),
+        fallback: z
+          .enum(['hash', 'none'])
+          .default('hash')
+          .describe('Used, with a warning, when the configured embedder cannot be loaded (e.g. a transformers model missing offline): "hash", or "none" for full-text only.'),
+        hash: z
+          .strictObject({
+            dimensions: z.number().int().min(16).max(4096).default(256).describe('Length of the hashed feature vectors.'),
+          })
+          .prefault({})
+          .describe('The built-in feature-hashing embedder (no model).'),
+        transformers: z
+          .strictObject({
+            model: z.string().min(1).default('Xenova/all-MiniLM-L6-v2').describe('Model hub name of an ONNX feature-extraction model; part of the index\'s identity even when loaded from `path`.'),
+            path: z
+              .string()
+              .min(1)
+              .nullable()
+              .default(null)
+              .describe('Local folder holding the model (config.json, tokenizer.json, onnx/model.onnx), relative to the vault or absolute. null: look in the local caches.'),
+            cache_dir: z
+              .string()
+              .min(1)
+              .nullable()
+              .default(null)
+              .describe('transformers.js cache folder to look in (holding <model>/...), relative to the vault or absolute. null: the library\'s default cache and the Hugging Face hub cache. Nothing is ever downloaded.'),
+          })
+          .prefault({})
+          .describe('An ONNX model run locally through transformers.js.'),
+        openai: z
+          .strictObject({
+            base_url: z.url().nullable().default(null).describe('OpenAI-compatible endpoint serving /embeddings, e.g. http://127.0.0.1:11434/v1 for Ollama. null: https://api.openai.com/v1.'),
+            model: z.string().min(1).default('text-embedding-3-small').describe('Embedding model name.'),
+            api_key_env: envName.default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key (never the key itself); may be unset for keyless local servers.'),
+            dimensions: z.number().int().min(1).nullable().default(null).describe('Requested vector length (models that support shortening). null: the model\'s own, measured with one request.'),
+            batch_size: z.number().int().min(1).max(2048).default(64).describe('Texts sent in one request.'),
+            timeout_s: z.number().min(1).default(60).describe('Seconds one request may take before it fails.'),
+          })
+          .prefault({})
+          .describe('Any OpenAI-compatible /embeddings endpoint.'),
       })
       .prefault({})
       .describe('The search index (a disposable projection of the vault).'),
@@ -146,10 +185,12 @@ export async function loadConfig(vaultRoot: string, env: NodeJS.ProcessEnv = pro
 }
 
 export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = {}): Config {
-  const doc = parseDocument(text, { prettyErrors: false });
+  // Without prettyErrors, yaml sets no linePos; a LineCounter turns the error's offset into a line.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
-    const line = first.linePos?.[0].line;
+    const line = first.pos[0] >= 0 ? lineCounter.linePos(first.pos[0]).line : undefined;
     throw configError(file, `not valid YAML${line === undefined ? '' : ` at line ${line}`}: ${first.message.split('\n')[0]}`);
   }
   const raw: unknown = doc.toJS() ?? {};
