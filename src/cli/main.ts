@@ -23,7 +23,8 @@ function build(): Command {
     .option('--debug', 'show stack traces on errors')
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'vaultkeeper: ')) });
+    // One line per usage error (DESIGN §10): commander puts its "(Did you mean …?)" on a second line.
+    .configureOutput({ outputError: (text, write) => write(`${text.replace(/^error: /, 'vaultkeeper: ').trimEnd().replace(/\s*\n\s*/g, ' ')}\n`) });
 
   const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
 
@@ -68,6 +69,33 @@ function build(): Command {
     .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
+
+  program
+    .command('reindex')
+    .description('bring the search index up to date with the vault (only what changed), or rebuild it')
+    .option('--clear', 'drop the index and rebuild it from the files (the embedding cache is kept)')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/reindex.js')).run(opts, globals(command)));
+
+  program
+    .command('search')
+    .description('hybrid full-text and vector search over facts, pages and core memory, with citations')
+    .argument('<query...>', 'what to look for')
+    .option('-k, --k <n>', 'number of results (default 10)', parsePositiveInt)
+    .addOption(new Option('--kind <kind>', 'only this kind of result').choices(['fact', 'page', 'core']))
+    .option('--category <category>', 'only facts of this category')
+    .option('--tag <tag>', 'only results with this tag')
+    .option('--since <date>', 'only results dated on or after YYYY-MM-DD')
+    .option('--until <date>', 'only results dated on or before YYYY-MM-DD')
+    .option('--archived', 'include archived pages')
+    .option('--json', 'print the result as JSON')
+    .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
+
+  program
+    .command('watch')
+    .description('keep the index current while files change (foreground; Ctrl-C stops)')
+    .option('--debounce <ms>', 'wait this long after the last change (default 300)', parsePositiveInt)
+    .action(async (opts, command: Command) => (await import('./commands/watch.js')).run(opts, globals(command)));
 
   program
     .command('demo')

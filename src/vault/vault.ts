@@ -6,11 +6,24 @@ import { remember, type RememberOptions, type RememberResult } from '../capture/
 import { runDoctor, type DoctorReport } from '../doctor/doctor.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
+import type { CachedEmbedder } from '../embed/cached.js';
+import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
+import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import { forget, type ForgetResult, type ForgetTarget } from '../tombstones/forget.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
 
+export type VaultReindexOptions = Omit<ReindexOptions, 'embedder'>;
+
+export interface VaultSearchOptions extends SearchOptions {
+  /** Bring the index up to date first (default true); skipped when another indexer is busy. */
+  refresh?: boolean;
+  onNote?: (message: string) => void;
+}
+
 export class Vault {
+  private embedder: Promise<CachedEmbedder | null> | undefined;
+
   constructor(readonly ctx: VaultContext) {}
 
   get root(): string {
@@ -31,6 +44,55 @@ export class Vault {
 
   doctor(): Promise<DoctorReport> {
     return runDoctor(this.ctx.root, this.ctx.env);
+  }
+
+  /** The configured embedder behind the embedding cache, loaded once (null for full-text only). */
+  loadEmbedder(onWarning?: (message: string) => void): Promise<CachedEmbedder | null> {
+    this.embedder ??= import('../embed/load.js').then(({ loadEmbedder }) => loadEmbedder(this.ctx, onWarning));
+    return this.embedder;
+  }
+
+  async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
+    const { reindex } = await import('../indexer/reindex.js');
+    const embedder = await this.loadEmbedder(options.onNote);
+    return reindex(this.ctx, { ...options, embedder });
+  }
+
+  async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
+    const [{ search, validateSearch }, { IndexStore }, { indexUri }, { VaultkeeperError }] = await Promise.all([
+      import('../indexer/search.js'),
+      import('../indexer/store.js'),
+      import('../indexer/reindex.js'),
+      import('../core/errors.js'),
+    ]);
+    validateSearch(query, options);
+    if (options.refresh ?? true) {
+      try {
+        await this.reindex({ lockWaitMs: 2_000, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
+      } catch (error) {
+        // Another indexer (the watcher, the daemon) holds the lock: search what is there.
+        if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+      }
+    }
+    const embedder = await this.loadEmbedder(options.onNote);
+    const run = async (): Promise<SearchResult[]> => {
+      const store = await IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
+      try {
+        // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
+        return await search(this.ctx, store, embedder?.uncached ?? null, query, options);
+      } finally {
+        store.close();
+      }
+    };
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof VaultkeeperError) throw error;
+      // The index is a projection: when it cannot be read, rebuild it from the files and search again.
+      options.onNote?.(`the index could not be searched (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); rebuilding it`);
+      await this.reindex({ clear: true, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
+      return run();
+    }
   }
 }
 

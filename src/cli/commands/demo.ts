@@ -39,6 +39,17 @@ export async function run(target: string | undefined): Promise<void> {
   const forgotten = await vault.forget({ match: 'wifi password' }, { reason: 'a secret, not a memory' });
   for (const f of forgotten.tombstoned) printLine(`tombstoned ${f.id}: ${f.text}  (the log line stays; the fact never comes back)`);
 
+  step('vaultkeeper reindex — project logs and pages into LanceDB (full-text + vectors)');
+  const indexed = await vault.reindex();
+  printLine(`${plural(indexed.rows, 'row')} indexed (${indexed.facts} facts, ${indexed.pages} page sections, ${indexed.core} core) in ${indexed.ms} ms`);
+
+  for (const query of ['what coffee does the user like', 'where does the user live', 'wifi password']) {
+    step(`vaultkeeper search "${query}"`);
+    const results = await vault.search(query, { k: 3, refresh: false });
+    if (results.length === 0) printLine('no results' + (query.includes('wifi') ? ' — the forgotten fact stays forgotten' : ''));
+    for (const r of results) printLine(`${r.score.toFixed(4)}  ${r.text}  ${r.link}`);
+  }
+
   step('vaultkeeper history — every change is a git commit that says what and why');
   for (const c of await vault.history()) printLine(`${c.sha.slice(0, 8)}  ${c.message.split('\n')[0]}`);
 

@@ -1,0 +1,26 @@
+import { watchVault } from '../../indexer/watch.js';
+import { errorMessage } from '../../core/errors.js';
+import { openVault } from '../../vault/vault.js';
+import type { GlobalOptions } from '../main.js';
+import { note } from '../output.js';
+
+export async function run(opts: { debounce?: number }, globals: GlobalOptions): Promise<void> {
+  const vault = await openVault({ vault: globals.vault });
+  const onNote = (message: string): void => note(`vaultkeeper: ${message}`);
+  const first = await vault.reindex({ onNote });
+  const watcher = watchVault(vault.root, () => vault.reindex({ onNote }), {
+    ...(opts.debounce === undefined ? {} : { debounceMs: opts.debounce }),
+    onIndexed: (changed) => note(`indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`),
+    onError: (error) => note(`vaultkeeper: indexing failed: ${errorMessage(error)}`),
+  });
+  await watcher.ready;
+  // Said only once chokidar's first scan is done: changes from here on are seen.
+  note(`watching ${vault.root} (${first.rows} rows indexed); Ctrl-C stops`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      void watcher.close().then(resolve);
+    };
+    process.on('SIGINT', stop).on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * The path guard of the dream agent's file tools (DESIGN §7), in the filesystem MCP server's pattern: a
+ * tiny pure containment test, then a validator that checks the path as written and again after resolving
+ * symlinks (the file's real path, or for a new file its nearest existing parent's), so neither `..` nor a
+ * link can take a tool outside the wiki pages of DESIGN §2.
+ */
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isValidDate } from '../../core/clock.js';
+import { logRelPath } from '../../logs/factlog.js';
+import { isWikiPagePath } from '../../pages/discover.js';
+
+export type GuardReason =
+  | 'invalid_path'
+  | 'outside_vault'
+  | 'forbidden'
+  | 'not_markdown'
+  | 'not_found'
+  | 'not_a_file'
+  | 'broken_link'
+  | 'not_in_batch';
+
+export type Resolved = { ok: true; abs: string; rel: string; exists: boolean } | { ok: false; reason: GuardReason; hint: string };
+
+const EXAMPLE = 'e.g. 2_Areas/coffee.md';
+/** Root files the runner writes; compared in lower case, since a case-insensitive disk maps Log.md onto log.md. */
+const RUNNER_FILES = new Set(['schema.md', 'index.md', 'log.md', 'memory.md']);
+/** `logs/` holds the append-only fact logs; hidden folders (.git, .vaultkeeper, .obsidian, .trash) are caught by the dot rule. */
+const LOGS_FOLDER = 'logs';
+/** Characters Windows, macOS or Obsidian links cannot hold in a name; refused so the vault syncs everywhere. */
+const BAD_NAME_CHARS = /[\\:*?"<>|]/u;
+const hasControlChar = (name: string): boolean => [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+const MAX_NAME_BYTES = 255;
+
+/** True when `candidate` is `root` or lies under it. Pure: compares resolved paths against `root + sep`. */
+export function isWithin(root: string, candidate: string): boolean {
+  if (root.includes('\0') || candidate.includes('\0')) return false;
+  const base = path.resolve(root);
+  const target = path.resolve(candidate);
+  if (target === base) return true;
+  return target.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
+}
+
+type Refusal = Extract<Resolved, { ok: false }>;
+
+const refuse = (reason: GuardReason, hint: string): Refusal => ({ ok: false, reason, hint });
+
+/**
+ * The lexical rules, on a vault-relative path with `/` separators. Returns the segments, or why the path
+ * is not a path to a wiki page or folder. Applied to the path as written and to its real path.
+ */
+function checkSegments(rel: string, kind: 'page' | 'folder'): string[] | Refusal {
+  if (rel.includes('\0')) return refuse('invalid_path', `a path cannot hold a NUL byte; ${EXAMPLE}`);
+  if (rel.startsWith('/') || rel.startsWith('~') || /^[A-Za-z]:/.test(rel) || rel.startsWith('\\\\')) {
+    return refuse('outside_vault', `paths are relative to the vault, ${EXAMPLE}`);
+  }
+  if (rel.includes('\\')) return refuse('invalid_path', `use / between folders, not \\; ${EXAMPLE}`);
+  const segments = rel.split('/');
+  if (segments.includes('..')) return refuse('outside_vault', `'..' is not allowed: paths are relative to the vault, ${EXAMPLE}`);
+  for (const segment of segments) {
+    if (segment.trim() === '') return refuse('invalid_path', `'${rel}' has an empty name; write a path like ${EXAMPLE}`);
+    if (BAD_NAME_CHARS.test(segment) || hasControlChar(segment)) {
+      return refuse('invalid_path', `'${segment}' holds a character a vault name cannot: \\ : * ? " < > | or a control character`);
+    }
+    if (Buffer.byteLength(segment) > MAX_NAME_BYTES) return refuse('invalid_path', `a name is at most ${MAX_NAME_BYTES} bytes; use a shorter one`);
+  }
+  const first = segments[0]!.toLowerCase();
+  if (first === LOGS_FOLDER) {
+    return refuse('forbidden', 'logs/ is append-only: read a batch log with read_log({"date":"YYYY-MM-DD"}) and write what you learn to a wiki page, e.g. 2_Areas/coffee.md');
+  }
+  const hidden = segments.find((s) => s.startsWith('.'));
+  if (hidden !== undefined) {
+    const suggestion = segments.filter((s) => s !== '.').join('/');
+    const retry = hidden === '.' && suggestion !== '' ? `; write '${suggestion}' instead` : '';
+    return refuse('forbidden', `hidden folders and files (${hidden}) are not wiki pages${retry}; pages live in the vault's folders, ${EXAMPLE}`);
+  }
+  if (kind === 'folder') return segments;
+  const name = segments[segments.length - 1]!;
+  if (!name.endsWith('.md') || name === '.md') return refuse('not_markdown', `wiki pages are markdown files: end the path with .md, ${EXAMPLE}`);
+  if (segments.length === 1 && RUNNER_FILES.has(name.toLowerCase())) {
+    return refuse('forbidden', `${name} is written by the runner after the dream; write wiki pages in the vault's folders instead, ${EXAMPLE}`);
+  }
+  // The rest of the program's rule (e.g. node_modules/ holds no pages), so every page the agent may
+  // write is one the indexer and the runner's checks also read.
+  if (!isWikiPagePath(segments.join('/'))) return refuse('forbidden', `${rel} is not where wiki pages live; ${EXAMPLE}`);
+  return segments;
+}
+
+/**
+ * True for a vault-relative path (with `/`) the agent may name as a page: a wiki page by DESIGN §2's rule
+ * (isWikiPagePath), further limited to names every system can hold, with the forbidden folders and root
+ * files matched in any case.
+ */
+export function isPagePath(rel: string): boolean {
+  return Array.isArray(checkSegments(rel, 'page'));
+}
+
+function toRel(realRoot: string, real: string): string {
+  return path.relative(realRoot, real).split(path.sep).join('/');
+}
+
+function cleanInput(rel: string): string {
+  // A model often writes "./2_Areas/x.md"; that leading "./" names the same file.
+  return rel.startsWith('./') ? rel.slice(2) : rel;
+}
+
+interface RealPath {
+  real: string;
+  exists: boolean;
+}
+
+/**
+ * The real path of `abs`: its own when it exists, else its nearest existing parent's plus the missing
+ * names. A link that resolves nowhere is refused rather than replaced.
+ */
+async function resolveReal(realRoot: string, abs: string): Promise<RealPath | Refusal> {
+  try {
+    await lstat(abs);
+    try {
+      return { real: await realpath(abs), exists: true };
+    } catch {
+      return refuse('broken_link', `${toRel(realRoot, abs)} is a link that points nowhere; write a different page, ${EXAMPLE}`);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return refuse('invalid_path', `a folder in '${toRel(realRoot, abs)}' is a file; call list_pages to see the folders`);
+    if (code !== 'ENOENT') throw error;
+  }
+  const missing = [path.basename(abs)];
+  let parent = path.dirname(abs);
+  for (;;) {
+    try {
+      await lstat(parent);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') return refuse('invalid_path', `a folder in '${toRel(realRoot, abs)}' is a file; call list_pages to see the folders`);
+      if (code !== 'ENOENT' || parent === realRoot) throw error;
+      missing.unshift(path.basename(parent));
+      parent = path.dirname(parent);
+      continue;
+    }
+    let realParent: string;
+    try {
+      realParent = await realpath(parent);
+    } catch {
+      return refuse('broken_link', `the folder ${toRel(realRoot, parent)} is a link that points nowhere; write the page elsewhere, ${EXAMPLE}`);
+    }
+    return { real: path.join(realParent, ...missing), exists: false };
+  }
+}
+
+/**
+ * Resolves a wiki page path given by the agent. For a read the page must exist; for a write it may not
+ * yet, and `abs` is where it will be written (the real path, so a write through an in-vault link lands on
+ * the file the link names). `rel` is that real path relative to the vault.
+ */
+export async function resolveWikiPath(root: string, rel: string, options: { forWrite: boolean }): Promise<Resolved> {
+  const input = cleanInput(rel);
+  const lexical = checkSegments(input, 'page');
+  if (!Array.isArray(lexical)) return lexical;
+  const realRoot = await realpath(root);
+  const abs = path.join(realRoot, ...lexical);
+  if (!isWithin(realRoot, abs)) return refuse('outside_vault', `paths are relative to the vault, ${EXAMPLE}`);
+
+  const resolved = await resolveReal(realRoot, abs);
+  if ('ok' in resolved) return resolved;
+  if (!isWithin(realRoot, resolved.real) || resolved.real === realRoot) {
+    return refuse('outside_vault', `${input} is a link that leads outside the vault; write a page inside it, ${EXAMPLE}`);
+  }
+  const realRel = toRel(realRoot, resolved.real);
+  if (realRel !== lexical.join('/')) {
+    const target = checkSegments(realRel, 'page');
+    if (!Array.isArray(target)) return refuse(target.reason, `${input} is a link to ${realRel}, which is not a wiki page; ${target.hint}`);
+  }
+  if (resolved.exists) {
+    const info = await stat(resolved.real);
+    if (!info.isFile()) return refuse('not_a_file', `${input} is not a file (a folder?); call list_pages to see the pages`);
+  } else if (!options.forWrite) {
+    return refuse('not_found', `there is no page ${input}; call list_pages to see the pages, or write_page to create it`);
+  }
+  return { ok: true, abs: resolved.real, rel: realRel, exists: resolved.exists };
+}
+
+/** Resolves a folder of wiki pages ('' or '.' for the whole vault); it must exist. */
+export async function resolveWikiFolder(root: string, rel: string): Promise<Resolved> {
+  const realRoot = await realpath(root);
+  const input = cleanInput(rel).replace(/\/+$/, '');
+  if (input === '' || input === '.') return { ok: true, abs: realRoot, rel: '', exists: true };
+  const lexical = checkSegments(input, 'folder');
+  if (!Array.isArray(lexical)) return lexical;
+  const abs = path.join(realRoot, ...lexical);
+  const resolved = await resolveReal(realRoot, abs);
+  if ('ok' in resolved) return resolved;
+  if (!isWithin(realRoot, resolved.real)) return refuse('outside_vault', `${input} is a link that leads outside the vault; list a folder inside it`);
+  const realRel = toRel(realRoot, resolved.real);
+  if (realRel !== '') {
+    const target = checkSegments(realRel, 'folder');
+    if (!Array.isArray(target)) return refuse(target.reason, `${input} is a link to ${realRel}; ${target.hint}`);
+  }
+  if (!resolved.exists) return refuse('not_found', `there is no folder ${input}; call list_pages without a folder to see the whole vault`);
+  if (!(await stat(resolved.real)).isDirectory()) return refuse('invalid_path', `${input} is not a folder; call list_pages without a folder`);
+  return { ok: true, abs: resolved.real, rel: realRel, exists: true };
+}
+
+/** Resolves the log of a batch date for reading. Logs outside the batch are not the agent's to read. */
+export async function resolveLogPath(root: string, date: string, batchDates: readonly string[]): Promise<Resolved> {
+  const batch = batchDates.length === 0 ? 'none' : batchDates.join(', ');
+  if (!isValidDate(date)) return refuse('invalid_path', `a log date is written YYYY-MM-DD; this batch's dates: ${batch}`);
+  if (!batchDates.includes(date)) return refuse('not_in_batch', `only this batch's logs can be read: ${batch}; for older facts call search_memory`);
+  const realRoot = await realpath(root);
+  const abs = path.join(realRoot, logRelPath(date));
+  const resolved = await resolveReal(realRoot, abs);
+  if ('ok' in resolved) return resolved;
+  if (!isWithin(realRoot, resolved.real)) return refuse('outside_vault', `logs/${date}.md is a link that leads outside the vault; it cannot be read`);
+  const realRel = toRel(realRoot, resolved.real);
+  if (realRel.split('/').some((s) => s.startsWith('.'))) return refuse('forbidden', `logs/${date}.md is a link into a hidden folder; it cannot be read`);
+  if (!resolved.exists) return refuse('not_found', `there is no log for ${date}; this batch's dates: ${batch}`);
+  if (!(await stat(resolved.real)).isFile()) return refuse('not_a_file', `logs/${date}.md is not a file`);
+  return { ok: true, abs: resolved.real, rel: realRel, exists: true };
+}

@@ -1,0 +1,100 @@
+/**
+ * The projection rules (DESIGN §6): which rows a file yields, given the watermark, the skipped dates
+ * and the tombstones. Pure apart from reading the file; the same inputs always give the same rows.
+ */
+import { isPending, type Journal } from '../dream/journal.js';
+import { parseLog } from '../logs/factlog.js';
+import { parsePage } from '../pages/parse.js';
+import type { TombstoneSet } from '../tombstones/tombstones.js';
+import type { IndexRow } from './rows.js';
+
+export const CORE_FILE = 'MEMORY.md';
+export const ARCHIVE_DIR = '5_Archives/';
+const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
+const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
+/** Citations are for people and checks; as search terms they are noise. */
+const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
+
+export interface ProjectionInputs {
+  journal: Journal;
+  tombstones: TombstoneSet;
+}
+
+export type SourceKind = 'log' | 'page' | 'core';
+
+export function sourceKind(rel: string): SourceKind {
+  if (LOG_PATH_RE.test(rel)) return 'log';
+  return rel === CORE_FILE ? 'core' : 'page';
+}
+
+export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): IndexRow[] {
+  const kind = sourceKind(rel);
+  if (kind === 'log') return projectLog(rel, content, inputs);
+  return projectPage(rel, content, inputs, kind);
+}
+
+function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones }: ProjectionInputs): IndexRow[] {
+  const date = LOG_PATH_RE.exec(rel)![1]!;
+  if (!isPending(journal, date)) return [];
+  const rows: IndexRow[] = [];
+  for (const fact of parseLog(content, date).facts) {
+    if (tombstones.hasId(fact.id) || tombstones.repeats(fact.text)) continue;
+    rows.push({
+      key: `f:${rel}#${fact.id}`,
+      kind: 'fact',
+      path: rel,
+      line: fact.line,
+      line_end: fact.line,
+      id: fact.id,
+      date,
+      category: fact.category,
+      tags: fact.tags,
+      title: '',
+      heading: '',
+      heading_path: '',
+      page_type: '',
+      status: '',
+      archived: false,
+      citations: [],
+      text: fact.text,
+      content: [fact.text, ...fact.tags].join(' '),
+    });
+  }
+  return rows;
+}
+
+function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): IndexRow[] {
+  const page = parsePage(rel, content);
+  const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
+  const rows: IndexRow[] = [];
+  page.chunks.forEach((chunk, index) => {
+    if (chunk.citations.length > 0 && chunk.citations.every((id) => tombstones.hasId(id))) return;
+    if (tombstones.repeats(chunk.text)) return;
+    let date: string | null = null;
+    for (const match of chunk.text.matchAll(CITATION_DATE_RE)) {
+      if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
+    }
+    const headingPath = chunk.headingPath.join(' > ');
+    rows.push({
+      key: kind === 'core' ? `c:${index}` : `p:${rel}#${index}`,
+      kind,
+      path: rel,
+      line: chunk.startLine,
+      line_end: chunk.endLine,
+      id: '',
+      date,
+      category: '',
+      tags: page.tags,
+      title: page.title,
+      heading: chunk.heading ?? '',
+      heading_path: headingPath,
+      page_type: page.frontmatter.type ?? '',
+      status: page.frontmatter.status ?? '',
+      archived,
+      citations: chunk.citations,
+      text: chunk.text,
+      content: [page.title, headingPath === page.title ? '' : headingPath, chunk.text.replace(CITATION_RE, ''), page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
+    });
+  });
+  return rows;
+}

@@ -1,0 +1,301 @@
+/**
+ * The indexer: projects the vault's files into the index by the rules of projection.ts, touching only
+ * what changed. It is the only writer of the index; a cross-process lock serializes it.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { withLock } from '../core/lock.js';
+import { readJournal, type Journal } from '../dream/journal.js';
+import type { Embedder } from '../embed/embedder.js';
+import { listLogDates, logRelPath } from '../logs/factlog.js';
+import { listWikiPages } from '../pages/discover.js';
+import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
+import type { VaultContext } from '../vault/context.js';
+import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
+import { CORE_FILE, projectFile } from './projection.js';
+import { rowHash, type IndexRow } from './rows.js';
+import { IndexStore, indexError, type StoredRow } from './store.js';
+
+export interface ReindexProgress {
+  phase: 'scan' | 'embed' | 'write';
+  done: number;
+  total: number;
+}
+
+export interface ReindexOptions {
+  clear?: boolean;
+  embedder: Embedder | null;
+  onProgress?: (progress: ReindexProgress) => void;
+  /** Things a person should know: a rebuild and why, a file that could not be read. */
+  onNote?: (message: string) => void;
+  /** How long to wait for another indexer; 0 returns `busy` at once. */
+  lockWaitMs?: number;
+}
+
+export interface FileCounts {
+  indexed: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+}
+
+export interface ReindexResult {
+  /** Rows in the index after the run, in all and by kind. */
+  rows: number;
+  facts: number;
+  pages: number;
+  core: number;
+  /** Rows written (new or changed) and removed by this run. */
+  added: number;
+  removed: number;
+  unchangedRows: number;
+  /** Texts the embedder actually computed (cache misses). */
+  embedded: number;
+  files: FileCounts;
+  rebuilt: string | null;
+  ms: number;
+}
+
+/** Resolves `index.uri`: a path relative to the vault, or any URI LanceDB accepts. */
+export function indexUri(ctx: VaultContext): string {
+  const uri = ctx.config.index.uri;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) ? uri : path.resolve(ctx.root, uri);
+}
+
+export async function reindex(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+  return withLock(ctx.root, 'index', () => reindexLocked(ctx, options), { waitMs: options.lockWaitMs ?? 300_000 });
+}
+
+async function reindexLocked(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+  try {
+    return await indexOnce(ctx, options);
+  } catch (error) {
+    // A table that breaks while being written is rebuilt from the files once; a second failure is real.
+    if (options.clear || !(error instanceof VaultkeeperError) || error.code !== 'VK_INDEX') throw error;
+    options.onNote?.(`rebuilding the index: ${error.message}`);
+    return indexOnce(ctx, { ...options, clear: true });
+  }
+}
+
+async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+  const started = performance.now();
+  const { embedder } = options;
+  const model = embedder?.model ?? 'none';
+  const dimensions = embedder?.dimensions ?? null;
+  const uri = indexUri(ctx);
+  const note = options.onNote ?? (() => undefined);
+
+  let store: IndexStore;
+  try {
+    store = await IndexStore.open(uri, dimensions);
+  } catch (error) {
+    throw indexError('be opened', error);
+  }
+  try {
+    let manifest = await readManifest(ctx.root);
+    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, uri, model, dimensions });
+    if (rebuilt !== null) {
+      if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
+      await store.drop();
+      manifest = emptyManifest(uri, model, dimensions);
+    }
+    const m = manifest!;
+
+    const journal = await readJournal(ctx.root);
+    const tombstones = await readTombstones(ctx.root);
+    const inputs = inputsHash(journal, tombstones);
+    const inputsChanged = inputs !== m.inputs;
+
+    const files = await vaultFiles(ctx.root);
+    const wanted = new Set(files);
+    const counts: FileCounts = { indexed: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
+    const toDelete: string[] = [];
+    const toAdd: IndexRow[] = [];
+    const nextEntries = new Map<string, FileEntry>();
+    let unchangedRows = 0;
+
+    for (const [index, rel] of files.entries()) {
+      options.onProgress?.({ phase: 'scan', done: index, total: files.length });
+      const previous = m.files[rel];
+      let info;
+      try {
+        info = await stat(path.join(ctx.root, rel));
+      } catch {
+        wanted.delete(rel); // gone since the listing
+        continue;
+      }
+      if (previous !== undefined && !inputsChanged && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
+        counts.unchanged++;
+        unchangedRows += Object.keys(previous.rows).length;
+        continue;
+      }
+      let content: Buffer;
+      try {
+        content = await readFile(path.join(ctx.root, rel));
+      } catch (error) {
+        counts.skipped++;
+        note(`skipped ${rel}: ${errorMessage(error)}`);
+        if (previous !== undefined) nextEntries.set(rel, previous); // keep its rows until it can be read
+        continue;
+      }
+      const fingerprint = createHash('sha256').update(content).digest('base64url');
+      if (previous !== undefined && !inputsChanged && previous.fingerprint === fingerprint) {
+        counts.unchanged++;
+        unchangedRows += Object.keys(previous.rows).length;
+        nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
+        continue;
+      }
+      const rows = projectFile(rel, content, { journal, tombstones });
+      const hashes: Record<string, string> = {};
+      for (const row of rows) {
+        const hash = rowHash(row);
+        if (hashes[row.key] !== undefined) continue; // a duplicated key within one file keeps its first row
+        hashes[row.key] = hash;
+        if (previous?.rows[row.key] === hash) unchangedRows++;
+        else toAdd.push(row);
+      }
+      for (const [key, hash] of Object.entries(previous?.rows ?? {})) {
+        if (hashes[key] !== hash) toDelete.push(key);
+      }
+      if (previous === undefined) counts.indexed++;
+      else counts.updated++;
+      nextEntries.set(rel, { size: info.size, mtimeMs: info.mtimeMs, fingerprint, rows: hashes });
+    }
+    for (const [rel, entry] of Object.entries(m.files)) {
+      if (wanted.has(rel)) continue;
+      counts.removed++;
+      toDelete.push(...Object.keys(entry.rows));
+    }
+    options.onProgress?.({ phase: 'scan', done: files.length, total: files.length });
+
+    const stored = await embedRows(toAdd, embedder, options.onProgress);
+    const embedded = stored.embedded;
+
+    const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, files: {} };
+    for (const rel of files) {
+      const entry = nextEntries.get(rel) ?? m.files[rel];
+      if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;
+    }
+
+    if (toDelete.length > 0 || toAdd.length > 0) {
+      await writeManifest(ctx.root, { ...m, dirty: true });
+      options.onProgress?.({ phase: 'write', done: 0, total: toAdd.length });
+      try {
+        await store.deleteKeys(toDelete);
+        for (let i = 0; i < stored.rows.length; i += 5_000) {
+          await store.add(stored.rows.slice(i, i + 5_000));
+          options.onProgress?.({ phase: 'write', done: Math.min(i + 5_000, stored.rows.length), total: stored.rows.length });
+        }
+        next.writes = m.writes + 1;
+        if (await maintenanceDue(store, next.writes)) {
+          await store.optimize();
+          next.writes = 0;
+        }
+      } catch (error) {
+        throw indexError('be written', error);
+      }
+    }
+    next.dirty = false;
+    await writeManifest(ctx.root, next);
+
+    const byKind = { fact: 0, page: 0, core: 0 };
+    for (const entry of Object.values(next.files)) {
+      for (const key of Object.keys(entry.rows)) {
+        if (key.startsWith('f:')) byKind.fact++;
+        else if (key.startsWith('c:')) byKind.core++;
+        else byKind.page++;
+      }
+    }
+    return {
+      rows: manifestRowCount(next),
+      facts: byKind.fact,
+      pages: byKind.page,
+      core: byKind.core,
+      added: toAdd.length,
+      removed: toDelete.length,
+      unchangedRows,
+      embedded,
+      files: counts,
+      rebuilt,
+      ms: Math.round(performance.now() - started),
+    };
+  } finally {
+    store.close();
+  }
+}
+
+async function rebuildReason(
+  store: IndexStore,
+  manifest: Manifest | null,
+  want: { clear: boolean; uri: string; model: string; dimensions: number | null },
+): Promise<string | null> {
+  if (want.clear) return 'requested';
+  if (manifest === null) return store.exists ? 'its manifest is missing or unreadable' : 'new index';
+  if (manifest.dirty) return 'an earlier indexing run was interrupted';
+  if (manifest.uri !== want.uri) return `the index location changed to ${want.uri}`;
+  if (manifest.embedder !== want.model || manifest.dimensions !== want.dimensions) {
+    return `the embedder changed from ${manifest.embedder} to ${want.model}`;
+  }
+  const expected = manifestRowCount(manifest);
+  if (!store.exists) return expected === 0 ? null : 'the index is missing';
+  try {
+    const dims = await store.tableDimensions();
+    if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;
+    await store.probe();
+    const count = await store.count();
+    if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
+  } catch (error) {
+    return `the index could not be read (${errorMessage(error).split('\n')[0]})`;
+  }
+  return null;
+}
+
+/** Compaction now and then, so thousands of small appends do not leave thousands of fragments. */
+async function maintenanceDue(store: IndexStore, writes: number): Promise<boolean> {
+  if (writes >= 50) return true;
+  if ((await store.unindexedRows()) >= 10_000) return true;
+  return (await store.fragments()) >= 64;
+}
+
+async function embedRows(
+  rows: readonly IndexRow[],
+  embedder: Embedder | null,
+  onProgress?: (progress: ReindexProgress) => void,
+): Promise<{ rows: StoredRow[]; embedded: number }> {
+  if (embedder === null || rows.length === 0) return { rows: [...rows], embedded: 0 };
+  const out: StoredRow[] = [];
+  const before = embedderCount(embedder);
+  const batch = 256;
+  for (let i = 0; i < rows.length; i += batch) {
+    const slice = rows.slice(i, i + batch);
+    const vectors = await embedder.embed(slice.map((row) => row.content));
+    slice.forEach((row, j) => out.push({ ...row, vector: vectors[j]! }));
+    onProgress?.({ phase: 'embed', done: Math.min(i + batch, rows.length), total: rows.length });
+  }
+  const after = embedderCount(embedder);
+  return { rows: out, embedded: before === undefined || after === undefined ? rows.length : after - before };
+}
+
+/** Cache misses so far, when the embedder counts them (a cached embedder); undefined when it does not (then every text counts). */
+function embedderCount(embedder: Embedder): number | undefined {
+  return (embedder as { stats?: { embedded: number } }).stats?.embedded;
+}
+
+/** Everything the indexer reads: logs, wiki pages and MEMORY.md, as vault-relative paths. */
+export async function vaultFiles(root: string): Promise<string[]> {
+  const logs = (await listLogDates(root)).map(logRelPath);
+  const pages = await listWikiPages(root);
+  const core = await stat(path.join(root, CORE_FILE)).then(() => [CORE_FILE], () => []);
+  return [...logs, ...pages, ...core];
+}
+
+function inputsHash(journal: Journal, tombstones: TombstoneSet): string {
+  const hash = createHash('sha256');
+  hash.update(`w=${journal.watermark ?? ''}\n`);
+  for (const date of [...journal.skipped].sort()) hash.update(`s=${date}\n`);
+  for (const entry of tombstones.entries) hash.update(`t=${entry.id}\u0000${entry.text}\n`);
+  return hash.digest('base64url');
+}

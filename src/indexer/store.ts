@@ -1,0 +1,225 @@
+/**
+ * The LanceDB table behind search. This is the only module that imports LanceDB (an eslint rule keeps
+ * it so); the indexer is its only writer. LanceDB loads lazily, so commands that never search never pay
+ * for it.
+ */
+import type { Connection, Table } from '@lancedb/lancedb';
+import type * as Lance from '@lancedb/lancedb';
+import type * as Arrow from 'apache-arrow';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import type { IndexRow } from './rows.js';
+
+const TABLE = 'rows';
+/** LanceDB 0.31 can deadlock building a full-text index on 2 cores unless its thread count is fixed (lancedb#3568). */
+const DEFAULT_THREADS = '2';
+
+export interface StoredRow extends IndexRow {
+  vector?: Float32Array;
+}
+
+export interface Hit extends IndexRow {
+  /** BM25 score for full-text hits, cosine distance for vector hits. */
+  raw: number;
+}
+
+const COLUMNS = [
+  'key', 'kind', 'path', 'line', 'line_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
+  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content',
+] as const;
+
+async function lance(): Promise<typeof Lance> {
+  process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
+  return import('@lancedb/lancedb');
+}
+
+export class IndexStore {
+  private constructor(
+    private readonly db: Connection,
+    private table: Table | null,
+    readonly dimensions: number | null,
+  ) {}
+
+  /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
+  static async open(uri: string, dimensions: number | null): Promise<IndexStore> {
+    const { connect } = await lance();
+    // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
+    const db = await connect(uri, { readConsistencyInterval: 0 });
+    const names = await db.tableNames();
+    const table = names.includes(TABLE) ? await db.openTable(TABLE) : null;
+    return new IndexStore(db, table, dimensions);
+  }
+
+  get exists(): boolean {
+    return this.table !== null;
+  }
+
+  /** The vector dimension the table was built with (null: no vector column), or undefined without a table. */
+  async tableDimensions(): Promise<number | null | undefined> {
+    if (this.table === null) return undefined;
+    const field = (await this.table.schema()).fields.find((f) => f.name === 'vector');
+    if (field === undefined) return null;
+    return (field.type as { listSize?: number }).listSize ?? null;
+  }
+
+  async drop(): Promise<void> {
+    if (this.table !== null) {
+      this.table.close();
+      await this.db.dropTable(TABLE);
+      this.table = null;
+    }
+  }
+
+  async count(): Promise<number> {
+    return this.table === null ? 0 : this.table.countRows();
+  }
+
+  async add(rows: readonly StoredRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const data = rows.map((row) => toRecord(row, this.dimensions));
+    if (this.table === null) {
+      const arrow = await import('apache-arrow');
+      this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
+      await this.table.add(data);
+      const { Index } = await lance();
+      await this.table.createIndex('key', { config: Index.btree() });
+      await this.table.createIndex('path', { config: Index.btree() });
+      // Built over the first rows, never over an empty table; later rows are searched until the next optimize.
+      await this.table.createIndex('content', {
+        config: Index.fts({ stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true }),
+      });
+      return;
+    }
+    await this.table.add(data);
+  }
+
+  async deleteKeys(keys: readonly string[]): Promise<void> {
+    if (this.table === null || keys.length === 0) return;
+    for (let i = 0; i < keys.length; i += 500) {
+      const list = keys.slice(i, i + 500).map(sqlString).join(', ');
+      await this.table.delete(`key IN (${list})`);
+    }
+  }
+
+  /** Rows not yet in the full-text index, and whether compaction is due. */
+  async unindexedRows(): Promise<number> {
+    if (this.table === null) return 0;
+    const stats = await this.table.indexStats('content_idx');
+    return stats?.numUnindexedRows ?? 0;
+  }
+
+  /** Compacts small fragments and folds new rows into the indices. */
+  async optimize(): Promise<void> {
+    if (this.table === null) return;
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  async fragments(): Promise<number> {
+    if (this.table === null) return 0;
+    const stats = await this.table.stats();
+    return stats.fragmentStats.numFragments;
+  }
+
+  async fullText(query: string, where: string | null, limit: number): Promise<Hit[]> {
+    if (this.table === null || query.trim() === '') return [];
+    let q = this.table.query().fullTextSearch(query, { columns: ['content'] }).select([...COLUMNS, '_score']).limit(limit);
+    if (where !== null) q = q.where(where);
+    return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
+  }
+
+  async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
+    if (this.table === null || this.dimensions === null) return [];
+    let q = this.table.query().nearestTo(vector).distanceType('cosine').select([...COLUMNS, '_distance']).limit(limit);
+    if (where !== null) q = q.where(where);
+    return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._distance)));
+  }
+
+  /** Reads one row through every column: a cheap check that the table's files are readable. */
+  async probe(): Promise<void> {
+    if (this.table !== null) await this.table.query().limit(1).toArray();
+  }
+
+  /** Every row's key and path (for drift checks). */
+  async keys(): Promise<Array<{ key: string; path: string }>> {
+    if (this.table === null) return [];
+    const rows = await this.table.query().select(['key', 'path']).toArray();
+    return rows.map((r: Record<string, unknown>) => ({ key: String(r.key), path: String(r.path) }));
+  }
+
+  close(): void {
+    this.table?.close();
+    this.db.close();
+  }
+}
+
+/** Wraps LanceDB failures in an error that says what to do. */
+export function indexError(action: string, error: unknown): VaultkeeperError {
+  return new VaultkeeperError('VK_INDEX', `the index could not ${action}: ${errorMessage(error).split('\n')[0]}`, {
+    hint: 'run `vaultkeeper reindex --clear` to rebuild it from the vault files (nothing is lost)',
+    cause: error,
+  });
+}
+
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
+  const { Field, Utf8, Int32, Bool, List, Float32, FixedSizeList, Schema } = arrow;
+  const list = (): InstanceType<typeof List> => new List(new Field('item', new Utf8(), true));
+  const fields: Arrow.Field[] = [
+    new Field('key', new Utf8(), false),
+    new Field('kind', new Utf8(), false),
+    new Field('path', new Utf8(), false),
+    new Field('line', new Int32(), false),
+    new Field('line_end', new Int32(), false),
+    new Field('id', new Utf8(), false),
+    new Field('date', new Utf8(), true),
+    new Field('category', new Utf8(), false),
+    new Field('tags', list(), false),
+    new Field('title', new Utf8(), false),
+    new Field('heading', new Utf8(), false),
+    new Field('heading_path', new Utf8(), false),
+    new Field('page_type', new Utf8(), false),
+    new Field('status', new Utf8(), false),
+    new Field('archived', new Bool(), false),
+    new Field('citations', list(), false),
+    new Field('text', new Utf8(), false),
+    new Field('content', new Utf8(), false),
+  ];
+  if (dimensions !== null) fields.push(new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false));
+  return new Schema(fields);
+}
+
+function toRecord(row: StoredRow, dimensions: number | null): Record<string, unknown> {
+  const { vector, ...rest } = row;
+  if (dimensions === null) return rest;
+  if (vector === undefined || vector.length !== dimensions) {
+    throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
+  }
+  return { ...rest, vector: Array.from(vector) };
+}
+
+function fromRecord(r: Record<string, unknown>, raw: number): Hit {
+  const list = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.from(v as Iterable<unknown>, String));
+  return {
+    key: String(r.key),
+    kind: r.kind as Hit['kind'],
+    path: String(r.path),
+    line: Number(r.line),
+    line_end: Number(r.line_end),
+    id: String(r.id),
+    date: r.date === null || r.date === undefined ? null : String(r.date),
+    category: String(r.category),
+    tags: list(r.tags),
+    title: String(r.title),
+    heading: String(r.heading),
+    heading_path: String(r.heading_path),
+    page_type: String(r.page_type),
+    status: String(r.status),
+    archived: Boolean(r.archived),
+    citations: list(r.citations),
+    text: String(r.text),
+    content: String(r.content),
+    raw,
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The structure of a page body that chunking needs: its top-level headings, where blocks start, and
+ * where its wikilinks and tags are. Read from the markdown syntax tree (remark-parse with Obsidian
+ * wikilinks). plain.ts reads the same outline from the raw lines when the parser cannot be trusted.
+ */
+import remarkWikiLink from '@flowershow/remark-wiki-link';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { inlineTags } from './tags.js';
+import { splitWikiLink, type WikiLinkParts } from './wikilink.js';
+
+export interface OutlineHeading {
+  /** The heading's first line (a setext heading also takes the underline after it). */
+  line: number;
+  depth: number;
+  text: string;
+}
+
+export interface LinkOccurrence extends WikiLinkParts {
+  line: number;
+  /** Where the link starts within its line (UTF-16 index), so a split line keeps its links apart. */
+  column: number;
+  embed: boolean;
+}
+
+export interface Outline {
+  /** Headings that start a section: those at the top level of the page, in order. */
+  headings: OutlineHeading[];
+  /** Cut points for chunking, finest last: lines where a top-level block starts, then where any block starts. Sorted. */
+  blockStarts: [topLevel: number[], nested: number[]];
+  links: LinkOccurrence[];
+  tags: string[];
+}
+
+/** A node of the syntax tree, as far as the outline reads it (wikiLink and embed come from the plugin). */
+interface Node {
+  type: string;
+  value?: string;
+  depth?: number;
+  children?: Node[];
+  data?: { alias?: string };
+  position?: { start: Point; end: Point };
+}
+interface Point {
+  line: number;
+  column: number;
+  offset?: number;
+}
+
+// Frozen, so it holds no state between calls.
+const processor = unified().use(remarkParse).use(remarkWikiLink, { aliasDivider: '|' }).freeze();
+
+const BLOCK_TYPES = new Set([
+  'blockquote',
+  'code',
+  'definition',
+  'footnoteDefinition',
+  'heading',
+  'html',
+  'list',
+  'listItem',
+  'paragraph',
+  'table',
+  'thematicBreak',
+]);
+/**
+ * micromark is linear on ordinary pages but not on some shapes a person would never write and a
+ * broken file or a hostile one may hold; those pages are read as plain lines instead. The limits,
+ * each kept to about a second of parsing at worst:
+ * - the page's length (memory and time grow with it);
+ * - per run of non-blank lines (a paragraph never spans a blank line), the count of brackets,
+ *   emphasis and quote marks times the run's length: runs like `[[[[…`, `*a_*a_…` or `>>>>…` are quadratic;
+ * - the sum of the line prefixes that open or continue containers (indentation and `>`): every line
+ *   of a deeply nested list or quote costs as much again as its depth (and one line no more than a thousand).
+ */
+const MAX_PARSED_CHARS = 500_000;
+const MAX_MARKS_COST = 50_000_000;
+const MAX_NESTING_COST = 50_000;
+const MAX_LINE_NESTING = 1_000;
+
+/** Inside these, `#word` is part of a link or code, not a tag. */
+const NO_TAG_TYPES = new Set(['link', 'linkReference', 'image', 'imageReference']);
+
+/**
+ * Reads the outline of `text`, whose line N is line N of the file (lines before the body, like
+ * frontmatter, are passed blank). May throw on input the parser cannot handle; parsePage falls back.
+ */
+export function markdownOutline(text: string): Outline {
+  const root = processor.parse(text) as Node;
+  const lineStarts = lineOffsets(text);
+  const headings: OutlineHeading[] = [];
+  const topLevel: number[] = [];
+  const nested = new Set<number>();
+  const links: LinkOccurrence[] = [];
+  const tags: string[] = [];
+
+  for (const node of root.children ?? []) {
+    const line = node.position?.start.line;
+    if (line === undefined) continue;
+    topLevel.push(line);
+    if (node.type === 'heading') headings.push({ line, depth: node.depth ?? 1, text: plainText(node).trim() });
+  }
+
+  // Iterative, so a deeply nested page cannot overflow the stack.
+  const stack: Array<{ node: Node; tags: boolean }> = [{ node: root, tags: true }];
+  while (stack.length > 0) {
+    const { node, tags: tagsAllowed } = stack.pop()!;
+    const start = node.position?.start;
+    if (start !== undefined && BLOCK_TYPES.has(node.type)) nested.add(start.line);
+    if ((node.type === 'wikiLink' || node.type === 'embed') && start !== undefined && node.value !== undefined) {
+      const column = start.offset === undefined ? 0 : start.offset - (lineStarts[start.line - 1] ?? 0);
+      // The plugin's wikiLink position starts after the opening [[; the link starts at the brackets.
+      const at = node.type === 'wikiLink' ? Math.max(0, column - 2) : column;
+      links.push({ ...splitWikiLink(node.value, node.data?.alias), line: start.line, column: at, embed: node.type === 'embed' });
+    } else if (node.type === 'text' && tagsAllowed && node.position?.start.offset !== undefined && node.position.end.offset !== undefined) {
+      // The source, not the value: an escaped \#word is not a tag.
+      for (const tag of inlineTags(text.slice(node.position.start.offset, node.position.end.offset))) tags.push(tag);
+    }
+    const children = node.children ?? [];
+    const childTags = tagsAllowed && !NO_TAG_TYPES.has(node.type);
+    for (let index = children.length - 1; index >= 0; index--) stack.push({ node: children[index]!, tags: childTags });
+  }
+
+  links.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { headings, blockStarts: [topLevel, [...nested].sort((a, b) => a - b)], links, tags };
+}
+
+/** Why `lines` from `firstLine` on should not go through the markdown parser, or null when they may. */
+export function exceedsParserBudget(lines: readonly string[], firstLine = 1): string | null {
+  let total = 0;
+  let marksCost = 0;
+  let nestingCost = 0;
+  let runLength = 0;
+  let runMarks = 0;
+  for (let index = firstLine - 1; index <= lines.length; index++) {
+    const line = lines[index];
+    if (line === undefined || line.trim() === '') {
+      marksCost += runMarks * runLength;
+      runLength = 0;
+      runMarks = 0;
+      continue;
+    }
+    total += line.length + 1;
+    runLength += line.length + 1;
+    let at = 0;
+    while (at < line.length && isNestingMark(line.charCodeAt(at))) at++;
+    nestingCost += at;
+    if (at > MAX_LINE_NESTING) nestingCost = Infinity;
+    for (; at < line.length; at++) if (isCostlyMark(line.charCodeAt(at))) runMarks++;
+  }
+  if (total > MAX_PARSED_CHARS) return `the page is longer than ${MAX_PARSED_CHARS} characters; read as plain text`;
+  if (marksCost > MAX_MARKS_COST) return 'the page has long paragraphs dense with brackets, emphasis or quote marks; read as plain text';
+  if (nestingCost > MAX_NESTING_COST) return 'the page nests lists or quotes too deeply; read as plain text';
+  return null;
+}
+
+/** [ ] * _ > */
+function isCostlyMark(code: number): boolean {
+  return code === 0x5b || code === 0x5d || code === 0x2a || code === 0x5f || code === 0x3e;
+}
+
+/** Space, tab, > */
+function isNestingMark(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x3e;
+}
+
+/** The text a heading shows: text and code as written, a wikilink by its alias or target. */
+function plainText(node: Node): string {
+  let out = '';
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (current.type === 'text' || current.type === 'inlineCode') out += current.value ?? '';
+    else if (current.type === 'wikiLink' || current.type === 'embed') out += current.data?.alias ?? current.value ?? '';
+    else if (current.type === 'break') out += ' ';
+    const children = current.children ?? [];
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]!);
+  }
+  return out.replace(/\s+/gu, ' ');
+}
+
+function lineOffsets(text: string): number[] {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
+  return starts;
+}
