@@ -98,6 +98,29 @@ function build(): Command {
     .action(async (opts, command: Command) => (await import('./commands/watch.js')).run(opts, globals(command)));
 
   program
+    .command('dream')
+    .description('consolidate the oldest pending log days into wiki pages: checked, then one git commit')
+    .option('--force', 'skip the gate (never the lock)')
+    .option('--dry-run', 'run in a scratch worktree and print the diff; the vault does not change')
+    .option('--offline', 'use the offline consolidator even when an LLM is configured')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/dream.js')).run(opts, globals(command)));
+
+  program
+    .command('undo')
+    .description('revert a dream run\'s commit; its days become pending again')
+    .argument('<run>', 'the run id, e.g. r-20260610-031207')
+    .option('--json', 'print the result as JSON')
+    .action(async (runId: string, opts, command: Command) => (await import('./commands/undo.js')).run(runId, opts, globals(command)));
+
+  program
+    .command('conflicts')
+    .description('list what the dream flagged for review (0_Inbox/conflicts.md)')
+    .option('--all', 'include resolved ones')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/conflicts.js')).run(opts, globals(command)));
+
+  program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')

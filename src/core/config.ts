@@ -99,6 +99,8 @@ export const ConfigSchema = z
         max_days: z.number().int().min(1).default(14).describe('Most log days consolidated in one run; more pending days is a backlog.'),
         max_retries: z.number().int().min(1).default(3).describe('Failed runs of one batch before its dates are skipped.'),
         timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
+        max_changed_pages: z.number().int().min(1).default(100).describe('Most pages one run may create, change or archive; more fails the safety check.'),
+        max_archived_pages: z.number().int().min(0).default(10).describe('Most pages one run may archive.'),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),
@@ -107,6 +109,26 @@ export const ConfigSchema = z
         base_url: z.url().nullable().default(null).describe('OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1. null: no LLM, offline consolidator.'),
         model: z.string().min(1).nullable().default(null).describe('Chat model with tool calling.'),
         api_key_env: envName.default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key (never the key itself).'),
+        max_steps: z
+          .number()
+          .int()
+          .min(1)
+          .default(60)
+          .describe('Most model turns in one dream run; a run that has not called finish by then fails and is rolled back.'),
+        max_tokens_per_run: z
+          .number()
+          .int()
+          .min(1)
+          .default(200000)
+          .describe('Most tokens (prompt plus completion, as the server reports them) one dream run may use; past it the run fails and is rolled back.'),
+        timeout_s: z.number().min(1).default(120).describe('Seconds one model call may take before it is retried (twice) and then fails.'),
+        temperature: z
+          .number()
+          .min(0)
+          .max(2)
+          .nullable()
+          .default(null)
+          .describe("Sampling temperature sent with each call. null: the server's default (some models accept no other)."),
       })
       .prefault({})
       .describe('The LLM used by the dream agent and extraction.'),

@@ -68,6 +68,9 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones }: 
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
   page.chunks.forEach((chunk, index) => {
+    // A heading with nothing under it (a page's title above its first section) is noise in results;
+    // its words already ride along in the heading path of the sections below.
+    if (page.chunks.length > 1 && chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line))) return;
     if (chunk.citations.length > 0 && chunk.citations.every((id) => tombstones.hasId(id))) return;
     if (tombstones.repeats(chunk.text)) return;
     let date: string | null = null;

@@ -9,6 +9,9 @@ import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
+import type { DreamOptions, DreamResult } from '../dream/runner.js';
+import type { UndoResult } from '../dream/undo.js';
+import type { OpenConflict } from '../dream/generate.js';
 import { forget, type ForgetResult, type ForgetTarget } from '../tombstones/forget.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
@@ -44,6 +47,29 @@ export class Vault {
 
   doctor(): Promise<DoctorReport> {
     return runDoctor(this.ctx.root, this.ctx.env);
+  }
+
+  /** Consolidates the oldest pending log days into pages (DESIGN §7). */
+  async dream(options: DreamOptions = {}): Promise<DreamResult> {
+    const { dream } = await import('../dream/runner.js');
+    return dream(this.ctx, options, {
+      search: (query, k) => this.search(query, { k, refresh: false, recordRecall: false }),
+      reindex: () => this.reindex(),
+    });
+  }
+
+  async undo(run: string): Promise<UndoResult> {
+    const { undo } = await import('../dream/undo.js');
+    const result = await undo(this.ctx, run);
+    await this.reindex();
+    return result;
+  }
+
+  /** What the dream flagged for review, from 0_Inbox/conflicts.md. */
+  async conflicts(): Promise<OpenConflict[]> {
+    const [{ readFile }, { CONFLICTS_PAGE, parseConflicts }, path] = await Promise.all([import('node:fs/promises'), import('../dream/generate.js'), import('node:path')]);
+    const text = await readFile(path.join(this.ctx.root, CONFLICTS_PAGE), 'utf8').catch(() => '');
+    return parseConflicts(text);
   }
 
   /** The configured embedder behind the embedding cache, loaded once (null for full-text only). */

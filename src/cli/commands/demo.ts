@@ -50,6 +50,21 @@ export async function run(target: string | undefined): Promise<void> {
     for (const r of results) printLine(`${r.score.toFixed(4)}  ${r.text}  ${r.link}`);
   }
 
+  step('vaultkeeper dream --force — consolidate the logs into wiki pages (offline consolidator, no LLM)');
+  const dreamt = await vault.dream({ force: true, offline: true });
+  printLine(`${dreamt.status}: ${dreamt.reason}; pages created: ${dreamt.pages.created.join(', ')}; watermark → ${dreamt.watermark.after}`);
+  printLine(`every fact is cited as [[date#^id]]; "brewing method" was superseded (History kept); duplicates merged`);
+  const coffee = dreamt.pages.created.find((p) => p.endsWith('Coffee.md'));
+  if (coffee !== undefined) {
+    step(`${coffee}`);
+    process.stdout.write(await readFile(path.join(root, coffee), 'utf8'));
+  }
+
+  for (const query of ['how does the user brew coffee', 'home city']) {
+    step(`vaultkeeper search "${query}" — now hitting pages`);
+    for (const r of await vault.search(query, { k: 3, refresh: false })) printLine(`${r.score.toFixed(4)}  ${r.kind}  ${r.link}  ${r.text.split('\n').filter((l) => l.startsWith('- ')).slice(0, 2).join(' ')}`);
+  }
+
   step('vaultkeeper history — every change is a git commit that says what and why');
   for (const c of await vault.history()) printLine(`${c.sha.slice(0, 8)}  ${c.message.split('\n')[0]}`);
 

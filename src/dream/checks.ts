@@ -1,0 +1,132 @@
+/**
+ * The checks a run must pass before anything is final (DESIGN §7): proof of work, coverage, safety,
+ * and a person's words kept. They read the scratch worktree and the vault's history, never the model's
+ * own account of what it did.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../core/config.js';
+import { addedLines, commitsBetween, type PathChange } from '../git/worktree.js';
+import type { Fact } from '../logs/factlog.js';
+import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
+import { parsePage } from '../pages/parse.js';
+import type { TombstoneSet } from '../tombstones/tombstones.js';
+
+export const ARCHIVE_DIR = '5_Archives/';
+
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines';
+
+export interface CheckFailure {
+  check: CheckName;
+  message: string;
+}
+
+export interface PageChanges {
+  created: string[];
+  updated: string[];
+  archived: Array<{ from: string; to: string }>;
+}
+
+/** Sorts the worktree's changes into page creations, updates and archive moves, or says what is unsafe. */
+export function classifyChanges(changes: readonly PathChange[], limits: Config['dream']): { pages: PageChanges; failure: CheckFailure | null } {
+  const pages: PageChanges = { created: [], updated: [], archived: [] };
+  const added = new Set(changes.filter((c) => c.status === 'A').map((c) => c.path));
+  for (const change of changes) {
+    if (!isWikiPagePath(change.path)) {
+      return { pages, failure: { check: 'safety', message: `${change.path} is not a wiki page and must not change (logs, tombstones, config and root files are the runner's or a person's)` } };
+    }
+    if (change.status === 'D') {
+      const target = `${ARCHIVE_DIR}${change.path}`;
+      if (change.path.startsWith(ARCHIVE_DIR) || !added.has(target)) {
+        return { pages, failure: { check: 'safety', message: `page ${change.path} was deleted; pages are archived (moved to ${ARCHIVE_DIR}), never deleted` } };
+      }
+      pages.archived.push({ from: change.path, to: target });
+    }
+  }
+  const archivedTargets = new Set(pages.archived.map((a) => a.to));
+  for (const change of changes) {
+    if (change.status === 'A' && !archivedTargets.has(change.path)) pages.created.push(change.path);
+    if (change.status === 'M') pages.updated.push(change.path);
+  }
+  const touched = pages.created.length + pages.updated.length + pages.archived.length;
+  if (touched > limits.max_changed_pages) {
+    return { pages, failure: { check: 'safety', message: `${touched} pages changed, more than dream.max_changed_pages (${limits.max_changed_pages})` } };
+  }
+  if (pages.archived.length > limits.max_archived_pages) {
+    return { pages, failure: { check: 'safety', message: `${pages.archived.length} pages archived, more than dream.max_archived_pages (${limits.max_archived_pages})` } };
+  }
+  return { pages, failure: null };
+}
+
+export function proofOfWork(pages: PageChanges): CheckFailure | null {
+  const touched = pages.created.length + pages.updated.length + pages.archived.length;
+  return touched > 0 ? null : { check: 'proof_of_work', message: 'the consolidator changed no page' };
+}
+
+/** Every changed page must parse: frontmatter and markdown. */
+export async function pagesParse(root: string, pages: PageChanges): Promise<CheckFailure | null> {
+  for (const rel of [...pages.created, ...pages.updated, ...pages.archived.map((a) => a.to)]) {
+    const parsed = parsePage(rel, await readFile(path.join(root, rel)));
+    if (parsed.frontmatterError !== undefined) return { check: 'safety', message: `${rel}: frontmatter does not parse (${parsed.frontmatterError})` };
+    if (parsed.parserError !== undefined) return { check: 'safety', message: `${rel}: markdown does not parse (${parsed.parserError})` };
+  }
+  return null;
+}
+
+/** Fact ids cited anywhere in the worktree's pages. */
+export async function citedIds(root: string): Promise<Set<string>> {
+  const cited = new Set<string>();
+  for (const rel of await listWikiPages(root)) {
+    for (const chunk of parsePage(rel, await readFile(path.join(root, rel))).chunks) for (const id of chunk.citations) cited.add(id);
+  }
+  return cited;
+}
+
+export function uncitedFacts(facts: readonly Fact[], cited: ReadonlySet<string>): Fact[] {
+  return facts.filter((fact) => !cited.has(fact.id));
+}
+
+/**
+ * Lines a person added to pages since the last dream (commits without a vaultkeeper trailer, and the
+ * snapshot of their uncommitted edits) must still be in the page, or in its archived copy — unless
+ * the line repeats a tombstone or cites only forgotten facts.
+ */
+export async function personLinesKept(
+  vaultRoot: string,
+  worktree: string,
+  sinceDream: string | null,
+  base: string,
+  pages: PageChanges,
+  tombstones: TombstoneSet,
+): Promise<CheckFailure | null> {
+  const changed = new Set([...pages.updated, ...pages.archived.map((a) => a.from)]);
+  if (changed.size === 0) return null;
+  const movedTo = new Map(pages.archived.map((a) => [a.from, a.to]));
+  const wanted = new Map<string, Set<string>>();
+  for (const commit of await commitsBetween(vaultRoot, sinceDream, base)) {
+    if (commit.op !== null && commit.op !== 'snapshot') continue;
+    for (const [file, lines] of await addedLines(vaultRoot, commit.sha)) {
+      if (!changed.has(file)) continue;
+      const set = wanted.get(file) ?? new Set<string>();
+      for (const line of lines) if (line.trim() !== '') set.add(line.trim());
+      wanted.set(file, set);
+    }
+  }
+  for (const [file, lines] of wanted) {
+    const now = await readFile(path.join(worktree, movedTo.get(file) ?? file), 'utf8');
+    const present = new Set(now.split(/\r?\n/).map((l) => l.trim()));
+    for (const line of lines) {
+      if (present.has(line) || [...present].some((p) => p.includes(line))) continue;
+      if (tombstones.repeats(line) || citesOnlyForgotten(line, tombstones)) continue;
+      return { check: 'person_lines', message: `${file}: a line a person wrote is gone: "${line.length > 80 ? `${line.slice(0, 77)}...` : line}"` };
+    }
+  }
+  return null;
+}
+
+const CITED_ID_RE = /\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g;
+
+function citesOnlyForgotten(line: string, tombstones: TombstoneSet): boolean {
+  const ids = [...line.matchAll(CITED_ID_RE)].map((m) => m[1]!);
+  return ids.length > 0 && ids.every((id) => tombstones.hasId(id));
+}

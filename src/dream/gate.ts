@@ -1,0 +1,55 @@
+/**
+ * The dream's gate (DESIGN §7): pending = log dates after the watermark and before today. A backlog
+ * (more pending days than `max_days`) runs at once; otherwise a run needs `min_hours` since the last
+ * attempt and at least `min_facts` pending facts. `--force` skips the gate, never the lock.
+ */
+import type { Config } from '../core/config.js';
+import { listLogDates, readLog } from '../logs/factlog.js';
+import type { TombstoneSet } from '../tombstones/tombstones.js';
+import type { Journal } from './journal.js';
+import type { DreamState } from './state.js';
+
+export interface Pending {
+  dates: string[];
+  facts: number;
+}
+
+export async function pendingDates(root: string, journal: Journal, today: string, tombstones: TombstoneSet): Promise<Pending> {
+  const dates = (await listLogDates(root)).filter(
+    (date) => date < today && (journal.watermark === null || date > journal.watermark) && !journal.skipped.has(date),
+  );
+  let facts = 0;
+  for (const date of dates) {
+    facts += (await readLog(root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)).length;
+  }
+  return { dates, facts };
+}
+
+export type GateDecision =
+  | { open: true; why: 'backlog' | 'due' | 'forced'; batch: string[] }
+  | { open: false; status: 'noop'; reason: string }
+  | { open: false; status: 'gated'; gate: 'min_hours' | 'min_facts'; reason: string; opensAt: string | null };
+
+export function decide(pending: Pending, state: DreamState, config: Config['dream'], now: Date, force: boolean): GateDecision {
+  if (pending.dates.length === 0) return { open: false, status: 'noop', reason: 'no pending log days before today' };
+  const batch = pending.dates.slice(0, config.max_days);
+  if (force) return { open: true, why: 'forced', batch };
+  if (pending.dates.length > config.max_days) return { open: true, why: 'backlog', batch };
+  if (state.last_attempt_at !== null) {
+    const opensAt = Date.parse(state.last_attempt_at) + config.min_hours * 3_600_000;
+    if (now.getTime() < opensAt) {
+      const at = new Date(opensAt).toISOString();
+      return { open: false, status: 'gated', gate: 'min_hours', reason: `the last attempt was less than ${config.min_hours} h ago; the gate opens at ${at}`, opensAt: at };
+    }
+  }
+  if (pending.facts < config.min_facts) {
+    return {
+      open: false,
+      status: 'gated',
+      gate: 'min_facts',
+      reason: `${pending.facts} pending facts, fewer than min_facts ${config.min_facts}; it opens when ${config.min_facts - pending.facts} more arrive`,
+      opensAt: null,
+    };
+  }
+  return { open: true, why: 'due', batch };
+}

@@ -1,0 +1,181 @@
+/**
+ * The files the runner (not a consolidator) writes in a run: the journal line with the watermark,
+ * index.md, MEMORY.md, the review page of conflicts, and the inbox of facts no page cited.
+ */
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Fact } from '../logs/factlog.js';
+import { listWikiPages } from '../pages/discover.js';
+import { parsePage } from '../pages/parse.js';
+import type { Conflict } from './consolidator.js';
+import { JOURNAL_FILE } from './journal.js';
+
+export const UNSORTED_PAGE = '0_Inbox/unsorted.md';
+export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
+const MEMORY_LINES = 80;
+
+export const cite = (fact: Pick<Fact, 'date' | 'id'>): string => `[[${fact.date}#^${fact.id}]]`;
+
+async function readOr(file: string, fallback: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+async function appendSection(file: string, header: string, section: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const existing = await readOr(file, '');
+  const prefix = existing === '' ? header : existing.endsWith('\n') ? '\n' : '\n\n';
+  await appendFile(file, `${prefix}${section}`);
+}
+
+/** Files facts that no page cites, so nothing leaves search unplaced. */
+export async function fileUncited(root: string, run: string, facts: readonly Fact[]): Promise<void> {
+  if (facts.length === 0) return;
+  const header = '---\ntitle: Unsorted\ntype: inbox\ntags: [inbox]\n---\n# Unsorted\n\nFacts the dream could not place on a page. Move them where they belong; keep the citations.\n\n';
+  const lines = facts.map((f) => `- [${f.category}] ${f.text}${f.tags.map((t) => ` #${t}`).join('')} ${cite(f)}`);
+  await appendSection(path.join(root, UNSORTED_PAGE), header, `## ${run}\n\n${lines.join('\n')}\n`);
+}
+
+/** Conflicts go to a page a person resolves in Obsidian by ticking the box. */
+export async function fileConflicts(root: string, run: string, conflicts: readonly Conflict[], factDates: ReadonlyMap<string, string>): Promise<void> {
+  if (conflicts.length === 0) return;
+  const header = '---\ntitle: Conflicts\ntype: review\ntags: [review]\n---\n# Conflicts\n\nThe dream found these and did not guess. Resolve each on its page, then tick its box.\n\n';
+  const lines = conflicts.map((c) => {
+    const cites = c.fact_ids.map((id) => (factDates.has(id) ? `[[${factDates.get(id)}#^${id}]]` : id)).join(' ');
+    return `- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})`;
+  });
+  await appendSection(path.join(root, CONFLICTS_PAGE), header, `${lines.join('\n')}\n`);
+}
+
+export interface OpenConflict {
+  line: number;
+  subject: string;
+  text: string;
+  resolved: boolean;
+}
+
+export function parseConflicts(content: string): OpenConflict[] {
+  const out: OpenConflict[] = [];
+  content.split(/\r?\n/).forEach((line, index) => {
+    const match = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
+    if (match) out.push({ line: index + 1, subject: match[2]!, text: match[3]!, resolved: match[1] !== ' ' });
+  });
+  return out;
+}
+
+export interface JournalEntry {
+  at: Date;
+  run: string;
+  from: string;
+  to: string;
+  created: number;
+  updated: number;
+  archived: number;
+  facts: number;
+}
+
+export function journalLine(entry: JournalEntry): string {
+  const at = entry.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const pages = `pages +${entry.created} ~${entry.updated}${entry.archived > 0 ? ` >${entry.archived}` : ''}`;
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.to} · ${pages} · facts ${entry.facts}`;
+}
+
+export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {
+  const stamp = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `- ${stamp} · run ${run} · gave up on ${dates[0]}..${dates.at(-1)} after ${tries} tries · skipped=${dates.join(',')} · watermark=${dates.at(-1)}`;
+}
+
+export async function appendJournal(root: string, line: string): Promise<void> {
+  const file = path.join(root, JOURNAL_FILE);
+  let existing = await readOr(file, '# Dream journal\n');
+  if (!existing.endsWith('\n')) existing += '\n';
+  // Entries form one list, set apart from the journal's opening paragraph.
+  const last = existing.trimEnd().split('\n').at(-1) ?? '';
+  if (!last.startsWith('- ')) existing += '\n';
+  await writeFile(file, `${existing}${line}\n`);
+}
+
+interface PageSummary {
+  rel: string;
+  title: string;
+  type: string;
+  tags: string[];
+  current: string[];
+}
+
+async function summarize(root: string): Promise<PageSummary[]> {
+  const out: PageSummary[] = [];
+  for (const rel of await listWikiPages(root)) {
+    const content = await readFile(path.join(root, rel), 'utf8');
+    const page = parsePage(rel, content);
+    const current = page.chunks
+      .filter((c) => c.heading === 'Current')
+      .flatMap((c) => c.text.split('\n').filter((l) => /^- .+::/.test(l)));
+    out.push({ rel, title: page.title, type: page.frontmatter.type ?? '', tags: page.tags, current });
+  }
+  return out;
+}
+
+/** Obsidian resolves `[[Name]]` by file name; a path is needed only when two pages share a name. */
+function linkTarget(rel: string, all: readonly PageSummary[]): string {
+  const name = path.posix.basename(rel, '.md');
+  const same = all.filter((p) => path.posix.basename(p.rel, '.md').toLowerCase() === name.toLowerCase());
+  return same.length > 1 ? rel.replace(/\.md$/, '') : name;
+}
+
+export async function writeIndex(root: string, run: string): Promise<void> {
+  const pages = await summarize(root);
+  const lines = ['# Index', '', `A map of this vault's pages, regenerated by vaultkeeper after each dream (last: ${run}). Edits here are overwritten.`, ''];
+  const zones = new Map<string, PageSummary[]>();
+  for (const page of pages) {
+    const zone = page.rel.includes('/') ? page.rel.split('/')[0]! : '(root)';
+    zones.set(zone, [...(zones.get(zone) ?? []), page]);
+  }
+  if (pages.length === 0) lines.push('_No pages yet._');
+  for (const [zone, list] of [...zones.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`## ${zone}`, '');
+    for (const page of list.sort((a, b) => a.rel.localeCompare(b.rel))) {
+      const about = [page.type, page.tags.slice(0, 5).map((t) => `#${t}`).join(' ')].filter((s) => s !== '').join(' · ');
+      lines.push(`- [[${linkTarget(page.rel, pages)}${page.title !== path.posix.basename(page.rel, '.md') ? `|${page.title}` : ''}]]${about ? ` — ${about}` : ''}`);
+    }
+    lines.push('');
+  }
+  await writeFile(path.join(root, 'index.md'), `${lines.join('\n').trimEnd()}\n`);
+}
+
+/** Core memory: current values from the pages and what searches recall most, capped in lines. */
+export async function writeMemory(root: string, vaultRoot: string, run: string): Promise<void> {
+  const pages = await summarize(root);
+  const lines = ['# Memory', '', `Core memory, regenerated by vaultkeeper after each dream (last: ${run}) from the pages' current values and what searches recall most. Edit the pages, not this file.`, ''];
+  const current = pages.flatMap((p) => p.current.map((line) => `${line.replace(/\s*\[\[[^\]]+\]\]/g, '')} — [[${linkTarget(p.rel, pages)}]]`));
+  lines.push('## Current', '', ...(current.length > 0 ? current.sort().slice(0, 40) : ['_Nothing keyed yet._']), '');
+  const recalled = await mostRecalled(vaultRoot, pages);
+  if (recalled.length > 0) lines.push('## Often recalled', '', ...recalled.slice(0, 15), '');
+  const counts = new Map<string, number>();
+  for (const page of pages) counts.set(page.rel.split('/')[0]!, (counts.get(page.rel.split('/')[0]!) ?? 0) + 1);
+  lines.push('## Pages', '', ...[...counts.entries()].sort().map(([zone, n]) => `- ${zone}: ${n}`));
+  await writeFile(path.join(root, 'MEMORY.md'), `${lines.slice(0, MEMORY_LINES).join('\n').trimEnd()}\n`);
+}
+
+async function mostRecalled(vaultRoot: string, pages: readonly PageSummary[]): Promise<string[]> {
+  const text = await readOr(path.join(vaultRoot, '.vaultkeeper/recall.jsonl'), '');
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    try {
+      const event = JSON.parse(line) as { results?: Array<{ kind?: string; path?: string }> };
+      for (const r of (event.results ?? []).slice(0, 3)) {
+        if (r.kind === 'page' && typeof r.path === 'string') counts.set(r.path, (counts.get(r.path) ?? 0) + 1);
+      }
+    } catch {
+      // a torn line is skipped
+    }
+  }
+  const known = new Set(pages.map((p) => p.rel));
+  return [...counts.entries()]
+    .filter(([rel]) => known.has(rel))
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([rel, n]) => `- [[${linkTarget(rel, pages)}]] (recalled ${n} times)`);
+}

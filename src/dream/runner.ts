@@ -1,0 +1,292 @@
+/**
+ * The dream runner (DESIGN §7): gate, lock, batch, a snapshot of a person's edits, the consolidator in a
+ * scratch worktree, the checks, and only then the watermark, index.md, MEMORY.md and one git commit for
+ * the whole run. The vault itself changes only in that last step, so a failed check, a timeout or a
+ * crash leaves it as it was, and the batch is simply redone.
+ */
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { localStamp } from '../core/clock.js';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { withLock, withWriteLock } from '../core/lock.js';
+import { commitPaths, uncommittedChanges } from '../git/audit.js';
+import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { readLog, type Fact } from '../logs/factlog.js';
+import { readTombstones } from '../tombstones/tombstones.js';
+import type { VaultContext } from '../vault/context.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import type { Consolidator, DreamEvent } from './consolidator.js';
+import { decide, pendingDates } from './gate.js';
+import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
+import { JOURNAL_FILE, readJournal } from './journal.js';
+import { batchKey, readDreamState, writeDreamState } from './state.js';
+
+export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
+
+export interface DreamOptions {
+  force?: boolean;
+  dryRun?: boolean;
+  /** Use the offline consolidator even when an LLM is configured. */
+  offline?: boolean;
+  now?: Date;
+  onEvent?: (event: DreamEvent) => void;
+}
+
+export interface DreamDeps {
+  search(query: string, k: number): Promise<unknown[]>;
+  reindex(): Promise<unknown>;
+}
+
+export interface DreamResult {
+  status: DreamStatus;
+  run: string | null;
+  reason: string;
+  /** The check that failed, when status is failed. */
+  check: CheckName | 'timeout' | 'consolidator' | 'apply' | null;
+  batch: { from: string; to: string } | null;
+  watermark: { before: string | null; after: string | null };
+  pages: PageChanges;
+  facts: number;
+  uncited: number;
+  conflicts: number;
+  llm: { calls: number; tokens: number };
+  consolidator: 'offline' | 'llm' | null;
+  commit: string | null;
+  /** The unified diff a dry run would commit. */
+  diff?: string;
+  summary?: string;
+}
+
+export const WORKTREES_DIR = '.vaultkeeper/worktrees';
+export const RUN_TRAILER = 'Vaultkeeper-Run';
+
+export function runId(now: Date): string {
+  const iso = now.toISOString();
+  return `r-${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
+function emptyResult(status: DreamStatus, reason: string, watermark: string | null): DreamResult {
+  return {
+    status,
+    run: null,
+    reason,
+    check: null,
+    batch: null,
+    watermark: { before: watermark, after: watermark },
+    pages: { created: [], updated: [], archived: [] },
+    facts: 0,
+    uncited: 0,
+    conflicts: 0,
+    llm: { calls: 0, tokens: 0 },
+    consolidator: null,
+    commit: null,
+  };
+}
+
+class CheckFailed extends Error {
+  constructor(readonly failure: CheckFailure | { check: 'timeout' | 'consolidator' | 'apply'; message: string }) {
+    super(failure.message);
+  }
+}
+
+export async function chooseConsolidator(ctx: VaultContext, offline: boolean): Promise<Consolidator> {
+  const { llm } = ctx.config;
+  if (!offline && llm.base_url !== null && llm.model !== null) {
+    const { createLlmConsolidator } = await import('./agent/agent.js');
+    return createLlmConsolidator(llm, ctx.env, {});
+  }
+  const { createOfflineConsolidator } = await import('./offline.js');
+  return createOfflineConsolidator();
+}
+
+export async function dream(ctx: VaultContext, options: DreamOptions, deps: DreamDeps): Promise<DreamResult> {
+  return withLock(ctx.root, 'dream', () => runLocked(ctx, options, deps), { waitMs: 5_000 });
+}
+
+async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDeps): Promise<DreamResult> {
+  const now = options.now ?? new Date();
+  const emit = options.onEvent ?? (() => undefined);
+  const journal = await readJournal(ctx.root);
+  const tombstones = await readTombstones(ctx.root);
+  const state = await readDreamState(ctx.root);
+  const today = localStamp(now, ctx.timeZone).date;
+  const pending = await pendingDates(ctx.root, journal, today, tombstones);
+  const decision = decide(pending, state, ctx.config.dream, now, options.force ?? false);
+  if (!decision.open) return emptyResult(decision.status, decision.reason, journal.watermark);
+
+  const dates = decision.batch;
+  const run = runId(now);
+  const result = emptyResult('ok', '', journal.watermark);
+  result.run = run;
+  result.batch = { from: dates[0]!, to: dates.at(-1)! };
+  const facts: Fact[] = [];
+  for (const date of dates) facts.push(...(await readLog(ctx.root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)));
+  result.facts = facts.length;
+  emit({ type: 'step', message: `run ${run}: ${dates.length} days (${result.batch.from}..${result.batch.to}), ${facts.length} facts` });
+
+  const dryRun = options.dryRun ?? false;
+  if (!dryRun) {
+    state.last_attempt_at = now.toISOString();
+    state.last_run = run;
+    await writeDreamState(ctx.root, state);
+    await withWriteLock(ctx.root, async (lock) => {
+      const edits = (await uncommittedChanges(ctx.root)).map((c) => c.path);
+      if (edits.length === 0) return;
+      emit({ type: 'step', message: `committing ${edits.length} uncommitted edits first` });
+      await commitPaths(lock, ctx.config, {
+        op: 'snapshot',
+        subject: `snapshot: a person's edits before dream run ${run}`,
+        body: `Committed as they were, so the dream starts from them and a revert of the run keeps them.\n\n${edits.map((p) => `- ${p}`).join('\n')}`,
+        paths: edits,
+      });
+    });
+  }
+  const base = await headCommit(ctx.root);
+  const tree = path.join(ctx.root, WORKTREES_DIR, run);
+  await rm(tree, { recursive: true, force: true });
+  await addWorktree(ctx.root, tree, base);
+  try {
+    if (dryRun) await copyUncommitted(ctx.root, tree);
+    const consolidator = await chooseConsolidator(ctx, options.offline ?? false);
+    result.consolidator = consolidator.name;
+    emit({ type: 'step', message: `consolidating with the ${consolidator.name} consolidator` });
+    const controller = new AbortController();
+    const timeoutMs = ctx.config.dream.timeout_s * 1000;
+    const timer = setTimeout(() => controller.abort(new CheckFailed({ check: 'timeout', message: `the run took longer than dream.timeout_s (${ctx.config.dream.timeout_s} s)` })), timeoutMs);
+    let consolidated;
+    try {
+      consolidated = await Promise.race([
+        consolidator.consolidate({ root: tree, vaultRoot: ctx.root, run, dates, facts, tombstones, now, signal: controller.signal, search: deps.search, onEvent: emit }),
+        new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error))),
+      ]);
+    } catch (error) {
+      if (error instanceof CheckFailed) throw error;
+      throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` });
+    } finally {
+      clearTimeout(timer);
+    }
+    result.llm = consolidated.llm;
+    result.summary = consolidated.summary;
+    result.conflicts = consolidated.conflicts.length;
+
+    const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
+    result.pages = pages;
+    const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
+    const problem = failure ?? proofOfWork(pages) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones));
+    if (problem !== null) throw new CheckFailed(problem);
+
+    const uncited = uncitedFacts(facts, await citedIds(tree));
+    result.uncited = uncited.length;
+    await fileUncited(tree, run, uncited);
+    await fileConflicts(tree, run, consolidated.conflicts, new Map(facts.map((f) => [f.id, f.date])));
+    await appendJournal(tree, journalLine({ at: now, run, from: result.batch.from, to: result.batch.to, created: pages.created.length, updated: pages.updated.length, archived: pages.archived.length, facts: facts.length }));
+    await writeIndex(tree, run);
+    await writeMemory(tree, ctx.root, run);
+    result.watermark.after = result.batch.to;
+
+    if (dryRun) {
+      result.status = 'dry-run';
+      result.diff = await worktreeDiff(tree, base);
+      result.reason = 'nothing was changed: this is what the run would commit';
+      return result;
+    }
+    result.commit = await apply(ctx, tree, base, run, result);
+    delete state.failures[batchKey(dates)];
+    state.last_status = 'ok';
+    await writeDreamState(ctx.root, state);
+    result.reason = `consolidated ${dates.length} days into pages`;
+    emit({ type: 'step', message: 'reindexing' });
+    await deps.reindex();
+    return result;
+  } catch (error) {
+    if (!(error instanceof CheckFailed)) throw error;
+    return fail(ctx, result, error, dates, state, now, dryRun);
+  } finally {
+    await removeWorktree(ctx.root, tree);
+  }
+}
+
+async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, dates: string[], state: Awaited<ReturnType<typeof readDreamState>>, now: Date, dryRun: boolean): Promise<DreamResult> {
+  result.status = 'failed';
+  result.check = error.failure.check;
+  result.reason = `${error.failure.check}: ${error.message}; the vault was left as it was`;
+  result.watermark.after = result.watermark.before;
+  if (dryRun) return result;
+  const key = batchKey(dates);
+  const tries = (state.failures[key] ?? 0) + 1;
+  state.failures[key] = tries;
+  state.last_status = 'failed';
+  await writeDreamState(ctx.root, state);
+  if (tries < ctx.config.dream.max_retries) return result;
+  // One bad batch must not wedge the backlog: give up on it; its facts stay searchable as facts.
+  result.commit = await withWriteLock(ctx.root, async (lock) => {
+    await appendJournal(ctx.root, skippedLine(now, result.run!, dates, tries));
+    return commitPaths(lock, ctx.config, {
+      op: 'dream',
+      subject: `dream: skipped ${dates[0]}..${dates.at(-1)} after ${tries} failed runs`,
+      body: `The last failure: ${error.message}\n\nIts facts stay in the index as facts; the watermark moves past it so later days can be consolidated.`,
+      paths: [JOURNAL_FILE],
+      trailers: { [RUN_TRAILER]: result.run! },
+    });
+  });
+  delete state.failures[key];
+  await writeDreamState(ctx.root, state);
+  result.status = 'skipped';
+  result.watermark.after = dates.at(-1)!;
+  result.reason = `gave up on ${dates[0]}..${dates.at(-1)} after ${tries} failed runs (last: ${error.message}); its facts stay searchable`;
+  return result;
+}
+
+/** Copies the checked result into the vault and commits it: the only moment the vault changes. */
+async function apply(ctx: VaultContext, tree: string, base: string, run: string, result: DreamResult): Promise<string | null> {
+  const changes = await worktreeChanges(tree, base);
+  return withWriteLock(ctx.root, async (lock) => {
+    for (const change of changes) {
+      const before = await showFile(ctx.root, base, change.path);
+      const now = await readFile(path.join(ctx.root, change.path)).catch(() => null);
+      const same = before === null ? now === null : now !== null && before.equals(now);
+      if (!same) throw new CheckFailed({ check: 'apply', message: `${change.path} was edited while the dream ran; the run will be redone from the edit` });
+    }
+    for (const change of changes) {
+      const target = path.join(ctx.root, change.path);
+      if (change.status === 'D') await rm(target, { force: true });
+      else {
+        await mkdir(path.dirname(target), { recursive: true });
+        await copyFile(path.join(tree, change.path), target);
+      }
+    }
+    const { pages } = result;
+    const lines = [
+      `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator; the watermark moves to ${result.batch!.to}.`,
+      '',
+      ...pages.created.map((p) => `+ ${p}`),
+      ...pages.updated.map((p) => `~ ${p}`),
+      ...pages.archived.map((a) => `> ${a.from} -> ${a.to}`),
+      ...(result.uncited > 0 ? ['', `${result.uncited} facts no page cited were filed in 0_Inbox/unsorted.md.`] : []),
+      ...(result.conflicts > 0 ? [`${result.conflicts} conflicts were flagged in 0_Inbox/conflicts.md.`] : []),
+      ...(result.summary ? ['', `Summary: ${result.summary}`] : []),
+    ];
+    return commitPaths(lock, ctx.config, {
+      op: 'dream',
+      subject: `dream: ${result.batch!.from}..${result.batch!.to} → pages +${pages.created.length} ~${pages.updated.length}${pages.archived.length > 0 ? ` >${pages.archived.length}` : ''} (${run})`,
+      body: lines.join('\n'),
+      paths: changes.map((c) => c.path),
+      trailers: { [RUN_TRAILER]: run },
+    });
+  });
+}
+
+/** A dry run starts from HEAD plus a person's uncommitted edits, without committing them. */
+async function copyUncommitted(root: string, tree: string): Promise<void> {
+  for (const change of await uncommittedChanges(root)) {
+    const source = path.join(root, change.path);
+    const target = path.join(tree, change.path);
+    const content = await readFile(source).catch(() => null);
+    if (content === null) await rm(target, { force: true });
+    else {
+      await mkdir(path.dirname(target), { recursive: true });
+      await copyFile(source, target);
+    }
+  }
+}
+

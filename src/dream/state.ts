@@ -1,0 +1,46 @@
+/**
+ * The dream's bookkeeping on disk (`.vaultkeeper/state.json`, not tracked): when it last tried, and how
+ * often each batch has failed, so a bad day is skipped after `max_retries` and not retried forever.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const STATE_FILE = '.vaultkeeper/state.json';
+
+const DreamState = z.object({
+  last_attempt_at: z.string().nullable().default(null),
+  last_run: z.string().nullable().default(null),
+  last_status: z.string().nullable().default(null),
+  /** batch key ("from..to") → failed runs */
+  failures: z.record(z.string(), z.number()).default({}),
+});
+export type DreamState = z.infer<typeof DreamState>;
+
+const StateFile = z.looseObject({ dream: DreamState.prefault({}) });
+
+export async function readDreamState(root: string): Promise<DreamState> {
+  try {
+    return StateFile.parse(JSON.parse(await readFile(path.join(root, STATE_FILE), 'utf8'))).dream;
+  } catch {
+    return DreamState.parse({});
+  }
+}
+
+export async function writeDreamState(root: string, dream: DreamState): Promise<void> {
+  const file = path.join(root, STATE_FILE);
+  let other: Record<string, unknown> = {};
+  try {
+    other = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // a missing or broken state file is replaced
+  }
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify({ ...other, dream }, null, 2)}\n`);
+  await rename(temp, file);
+}
+
+export function batchKey(dates: readonly string[]): string {
+  return `${dates[0]}..${dates.at(-1)}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * Scratch git worktrees for the dream: a run writes there, is checked there, and only then reaches the
+ * vault. A failed or crashed run leaves the vault untouched; its worktree is pruned on the next run.
+ */
+import { rm } from 'node:fs/promises';
+import { simpleGit } from 'simple-git';
+
+const git = (root: string) => simpleGit({ baseDir: root, trimmed: false, config: ['core.quotepath=false', 'commit.gpgsign=false'] });
+
+export async function headCommit(root: string): Promise<string> {
+  return (await git(root).raw(['rev-parse', 'HEAD'])).trim();
+}
+
+export async function addWorktree(root: string, dir: string, commit: string): Promise<void> {
+  await git(root).raw(['worktree', 'prune']);
+  await git(root).raw(['worktree', 'add', '--detach', '--quiet', dir, commit]);
+}
+
+export async function removeWorktree(root: string, dir: string): Promise<void> {
+  try {
+    await git(root).raw(['worktree', 'remove', '--force', dir]);
+  } catch {
+    // already gone or never registered; the folder is removed below either way
+  }
+  await rm(dir, { recursive: true, force: true });
+  await git(root).raw(['worktree', 'prune']).catch(() => undefined);
+}
+
+export interface PathChange {
+  /** A added, M modified, D deleted (renames are reported as D + A). */
+  status: 'A' | 'M' | 'D';
+  path: string;
+}
+
+/** Everything that differs in the worktree from `base`, untracked files included. */
+export async function worktreeChanges(dir: string, base: string): Promise<PathChange[]> {
+  await git(dir).raw(['add', '--all']);
+  const out = await git(dir).raw(['diff', '--cached', '--name-status', '--no-renames', '-z', base]);
+  const parts = out.split('\u0000').filter((p) => p !== '');
+  const changes: PathChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i]!.charAt(0);
+    if (status === 'A' || status === 'M' || status === 'D') changes.push({ status, path: parts[i + 1]! });
+    else changes.push({ status: 'M', path: parts[i + 1]! }); // type changes and the like count as edits
+  }
+  return changes;
+}
+
+/** The unified diff of the worktree against `base` (after worktreeChanges staged everything). */
+export async function worktreeDiff(dir: string, base: string): Promise<string> {
+  await git(dir).raw(['add', '--all']);
+  return git(dir).raw(['diff', '--cached', '--no-color', base]);
+}
+
+/** A file's content at a commit, or null when it does not exist there. */
+export async function showFile(root: string, commit: string, rel: string): Promise<Buffer | null> {
+  try {
+    const out = await git(root).binaryCatFile(['-p', `${commit}:${rel}`]);
+    return Buffer.from(out);
+  } catch {
+    return null;
+  }
+}
+
+export interface CommitInfo {
+  sha: string;
+  op: string | null;
+}
+
+/** Commits reachable from `to` but not from `from` (all when from is null), oldest first. */
+export async function commitsBetween(root: string, from: string | null, to: string): Promise<CommitInfo[]> {
+  const range = from === null ? to : `${from}..${to}`;
+  const out = await git(root).raw(['log', '--reverse', '--format=%H%x1f%B%x1e', range]);
+  return out
+    .split('\u001e')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+    .map((r) => {
+      const [sha = '', body = ''] = r.split('\u001f');
+      return { sha, op: /^Vaultkeeper-Op: (.+)$/m.exec(body)?.[1]?.trim() ?? null };
+    });
+}
+
+/** Lines added by one commit, per file (unified diff with no context). */
+export async function addedLines(root: string, sha: string): Promise<Map<string, string[]>> {
+  const out = await git(root).raw(['show', '--format=', '--unified=0', '--no-renames', '--no-color', sha]);
+  const added = new Map<string, string[]>();
+  let file: string | null = null;
+  for (const line of out.split('\n')) {
+    if (line.startsWith('+++ ')) {
+      file = line === '+++ /dev/null' ? null : line.slice(6);
+      continue;
+    }
+    if (file !== null && line.startsWith('+') && !line.startsWith('+++')) {
+      const list = added.get(file) ?? [];
+      list.push(line.slice(1));
+      added.set(file, list);
+    }
+  }
+  return added;
+}
+
+/** The newest commit whose trailer names this operation, or null. */
+export async function lastCommitWithOp(root: string, op: string): Promise<string | null> {
+  const out = await git(root).raw(['log', '-n1', '--format=%H', `--grep=^Vaultkeeper-Op: ${op}$`]);
+  return out.trim() === '' ? null : out.trim();
+}
