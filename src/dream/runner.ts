@@ -15,7 +15,7 @@ import { readLog, type Fact } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
-import type { Consolidator, DreamEvent } from './consolidator.js';
+import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
@@ -147,24 +147,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   await addWorktree(ctx.root, tree, base);
   try {
     if (dryRun) await copyUncommitted(ctx.root, tree);
-    const consolidator = await chooseConsolidator(ctx, options.offline ?? false);
-    result.consolidator = consolidator.name;
-    emit({ type: 'step', message: `consolidating with the ${consolidator.name} consolidator` });
-    const controller = new AbortController();
-    const timeoutMs = ctx.config.dream.timeout_s * 1000;
-    const timer = setTimeout(() => controller.abort(new CheckFailed({ check: 'timeout', message: `the run took longer than dream.timeout_s (${ctx.config.dream.timeout_s} s)` })), timeoutMs);
-    let consolidated;
-    try {
-      consolidated = await Promise.race([
-        consolidator.consolidate({ root: tree, vaultRoot: ctx.root, run, dates, facts, tombstones, now, signal: controller.signal, search: deps.search, onEvent: emit }),
-        new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error))),
-      ]);
-    } catch (error) {
-      if (error instanceof CheckFailed) throw error;
-      throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` });
-    } finally {
-      clearTimeout(timer);
-    }
+    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit }, result);
     result.llm = consolidated.llm;
     result.summary = consolidated.summary;
     result.conflicts = consolidated.conflicts.length;
@@ -172,7 +155,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
-    const problem = failure ?? proofOfWork(pages) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones));
+    // A batch whose facts were all forgotten has nothing to place: it only moves the watermark.
+    const problem = failure ?? (facts.length > 0 ? proofOfWork(pages) : null) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones));
     if (problem !== null) throw new CheckFailed(problem);
 
     const uncited = uncitedFacts(facts, await citedIds(tree));
@@ -204,6 +188,52 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   } finally {
     await removeWorktree(ctx.root, tree);
   }
+}
+
+interface RunInput {
+  tree: string;
+  run: string;
+  dates: string[];
+  facts: Fact[];
+  tombstones: Awaited<ReturnType<typeof readTombstones>>;
+  now: Date;
+  emit: (event: DreamEvent) => void;
+}
+
+/** Runs the consolidator under the run's time limit; any failure of it is a failed run, never a crash. */
+async function consolidate(ctx: VaultContext, options: DreamOptions, deps: DreamDeps, input: RunInput, result: DreamResult): Promise<ConsolidationResult> {
+  const consolidator = await chooseConsolidator(ctx, options.offline ?? false);
+  result.consolidator = consolidator.name;
+  input.emit({ type: 'step', message: `consolidating with the ${consolidator.name} consolidator` });
+  const controller = new AbortController();
+  const limit = ctx.config.dream.timeout_s;
+  const timer = setTimeout(() => controller.abort(new CheckFailed({ check: 'timeout', message: `the run took longer than dream.timeout_s (${limit} s)` })), limit * 1000);
+  try {
+    return await Promise.race([
+      consolidator.consolidate({
+        root: input.tree,
+        vaultRoot: ctx.root,
+        run: input.run,
+        dates: input.dates,
+        facts: input.facts,
+        tombstones: input.tombstones,
+        now: input.now,
+        signal: controller.signal,
+        search: deps.search,
+        onEvent: input.emit,
+      }),
+      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error))),
+    ]);
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function emptyBatch(): ConsolidationResult {
+  return { summary: 'every fact of the batch was forgotten; nothing to place', conflicts: [], llm: { calls: 0, tokens: 0 } };
 }
 
 async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, dates: string[], state: Awaited<ReturnType<typeof readDreamState>>, now: Date, dryRun: boolean): Promise<DreamResult> {
