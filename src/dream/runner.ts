@@ -7,7 +7,7 @@
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
-import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { errorMessage } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
 import { commitPaths, uncommittedChanges } from '../git/audit.js';
 import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
@@ -225,6 +225,9 @@ async function consolidate(ctx: VaultContext, options: DreamOptions, deps: Dream
       new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error))),
     ]);
   } catch (error) {
+    // What a failed LLM run spent still counts.
+    const spent = (error as { llm?: { calls: number; tokens: number } }).llm;
+    if (spent !== undefined) result.llm = spent;
     if (error instanceof CheckFailed) throw error;
     throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` });
   } finally {

@@ -16,7 +16,7 @@ import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import { CORE_FILE, projectFile } from './projection.js';
 import { rowHash, type IndexRow } from './rows.js';
-import { IndexStore, indexError, type StoredRow } from './store.js';
+import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
 
 export interface ReindexProgress {
   phase: 'scan' | 'embed' | 'write';
@@ -256,6 +256,7 @@ async function rebuildReason(
 /** Compaction now and then, so thousands of small appends do not leave thousands of fragments. */
 async function maintenanceDue(store: IndexStore, writes: number): Promise<boolean> {
   if (writes >= 50) return true;
+  if (store.dimensions !== null && (await store.count()) >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
   if ((await store.unindexedRows()) >= 10_000) return true;
   return (await store.fragments()) >= 64;
 }

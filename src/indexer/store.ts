@@ -27,8 +27,13 @@ const COLUMNS = [
   'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content',
 ] as const;
 
+/** Flat vector search is fine to about this many rows; beyond it an HNSW index keeps search fast. */
+export const VECTOR_INDEX_ROWS = 50_000;
+
 async function lance(): Promise<typeof Lance> {
   process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
+  // LanceDB's Rust logger writes warnings (e.g. about k-means clusters) to stderr; keep the CLI's stderr for us.
+  process.env.LANCE_LOG ??= 'error';
   return import('@lancedb/lancedb');
 }
 
@@ -107,10 +112,19 @@ export class IndexStore {
     return stats?.numUnindexedRows ?? 0;
   }
 
-  /** Compacts small fragments and folds new rows into the indices. */
+  /** Compacts small fragments and folds new rows into the indices; adds the vector index once the table is large. */
   async optimize(): Promise<void> {
     if (this.table === null) return;
     await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    if (this.dimensions === null || (await this.table.countRows()) < VECTOR_INDEX_ROWS) return;
+    if (await this.hasVectorIndex()) return;
+    const { Index } = await lance();
+    await this.table.createIndex('vector', { config: Index.hnswSq({ distanceType: 'cosine' }) });
+  }
+
+  async hasVectorIndex(): Promise<boolean> {
+    if (this.table === null) return false;
+    return (await this.table.listIndices()).some((index) => index.columns.includes('vector'));
   }
 
   async fragments(): Promise<number> {

@@ -35,7 +35,7 @@ export class LinePacker {
   }
 
   /** Characters in the lines start..end joined by line breaks. */
-  size(start: number, end: number): number {
+  private size(start: number, end: number): number {
     return this.ends[end]! - this.ends[start - 1]! - 1;
   }
 

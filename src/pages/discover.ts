@@ -3,7 +3,7 @@
  * folders, other than the root files the program writes. Names may hold spaces.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Root files that are not pages: the program writes them (schema.md is the vault's conventions). */
@@ -22,61 +22,32 @@ export function isWikiPagePath(rel: string): boolean {
 }
 
 /**
- * The vault's wiki pages as relative POSIX paths, sorted. Symbolic links are followed only while
- * they stay inside the vault, and each real folder is walked once, so a link cannot loop or escape.
+ * The vault's wiki pages as relative POSIX paths, sorted. Symbolic links are not followed: one that
+ * stays inside the vault only repeats what is listed already (or loops), and one that leads out would
+ * let the index read files outside the vault.
  */
 export async function listWikiPages(root: string): Promise<string[]> {
-  let realRoot: string;
-  try {
-    realRoot = await realpath(root);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
   const pages: string[] = [];
-  const walked = new Set<string>([realRoot]);
-  const pending: Array<{ real: string; rel: string }> = [{ real: realRoot, rel: '' }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+  const pending = [''];
+  for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
     let entries: Dirent[];
     try {
-      entries = await readdir(next.real, { withFileTypes: true });
+      entries = await readdir(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
     } catch (error) {
+      if (rel === '' && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       // The vault root must be readable; a folder that vanished or is not readable is skipped.
-      if (next.rel === '') throw error;
+      if (rel === '') throw error;
       continue;
     }
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
-      const rel = next.rel === '' ? entry.name : `${next.rel}/${entry.name}`;
-      let real = path.join(next.real, entry.name);
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        const target = await linkTarget(real, realRoot);
-        if (target === null) continue;
-        ({ real, isDirectory, isFile } = target);
-      }
-      if (isDirectory) {
-        if (entry.name === SKIPPED_DIR || (next.rel === '' && entry.name === LOGS_DIR) || walked.has(real)) continue;
-        walked.add(real);
-        pending.push({ real, rel });
-      } else if (isFile && isWikiPagePath(rel)) {
-        pages.push(rel);
+      const entryRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== SKIPPED_DIR && !(rel === '' && entry.name === LOGS_DIR)) pending.push(entryRel);
+      } else if (entry.isFile() && isWikiPagePath(entryRel)) {
+        pages.push(entryRel);
       }
     }
   }
   return pages.sort();
-}
-
-/** Where a symbolic link leads, or null when it is broken or leads out of the vault. */
-async function linkTarget(link: string, realRoot: string): Promise<{ real: string; isDirectory: boolean; isFile: boolean } | null> {
-  try {
-    const real = await realpath(link);
-    const inside = realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep;
-    if (real !== realRoot && !real.startsWith(inside)) return null;
-    const info = await stat(real);
-    return { real, isDirectory: info.isDirectory(), isFile: info.isFile() };
-  } catch {
-    return null;
-  }
 }

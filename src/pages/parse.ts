@@ -9,7 +9,8 @@ import path from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import { LinePacker, type LineSpan } from './chunk.js';
 import { readFrontmatter, type Frontmatter, type FrontmatterResult } from './frontmatter.js';
-import { exceedsParserBudget, markdownOutline, type LinkOccurrence, type Outline } from './outline.js';
+import { exceedsParserBudget } from './budget.js';
+import { markdownOutline, type LinkOccurrence, type Outline } from './outline.js';
 import { plainOutline } from './plain.js';
 import { sourceLines } from './source.js';
 import { citedFactId, type WikiLinkParts } from './wikilink.js';
@@ -47,8 +48,16 @@ export interface ParsedPage {
   frontmatter: Frontmatter;
   /** Why the frontmatter could not be read; the page is then read as text from line 1. */
   frontmatterError?: string;
-  /** Why the page was read as plain lines rather than as markdown (headings, links and tags are then found by pattern). */
+  /** Lines the frontmatter block takes, delimiters included; the body starts on the line after. */
+  frontmatterLines: number;
+  /** Why the markdown parser failed on the page (it is then read as plain lines). */
   parserError?: string;
+  /**
+   * Why the page was read as plain lines rather than as markdown, when it was: the parser failed, or
+   * the page is too large or has a shape the parser takes too long on. Headings (ATX only), links and
+   * tags are then found by pattern.
+   */
+  plainTextReason?: string;
   aliases: string[];
   /** Frontmatter tags, then inline #tags of the body, unique. */
   tags: string[];
@@ -74,12 +83,13 @@ export function parsePage(relPath: string, content: string | Uint8Array, options
   const front = safeFrontmatter(lines);
   const firstLine = front.lineCount + 1;
 
-  const { outline, chunks, parserError } = readBody(lines, firstLine, front.lineCount, maxChars);
+  const { outline, chunks, plainTextReason, parserError } = readBody(lines, firstLine, front.lineCount, maxChars);
 
   const page: ParsedPage = {
     path: relPath,
     title: pageTitle(relPath, front.frontmatter, outline),
     frontmatter: front.frontmatter,
+    frontmatterLines: front.lineCount,
     aliases: front.frontmatter.aliases,
     tags: unique([...front.frontmatter.tags, ...outline.tags]),
     links: outline.links.map(({ column: _column, ...link }) => link),
@@ -87,12 +97,14 @@ export function parsePage(relPath: string, content: string | Uint8Array, options
   };
   if (front.error !== undefined) page.frontmatterError = front.error;
   if (parserError !== undefined) page.parserError = parserError;
+  if (plainTextReason !== undefined) page.plainTextReason = plainTextReason;
   return page;
 }
 
 interface Body {
   outline: Outline;
   chunks: PageChunk[];
+  plainTextReason?: string;
   parserError?: string;
 }
 
@@ -104,17 +116,20 @@ function readBody(lines: readonly string[], firstLine: number, frontmatterLines:
     const outline = markdownOutline(lines.map((line, index) => (index < frontmatterLines ? '' : line)).join('\n'));
     return { outline, chunks: buildChunks(lines, firstLine, outline, maxChars) };
   } catch (error) {
-    return readPlain(lines, firstLine, maxChars, `the markdown parser failed (${errorMessage(error)}); read as plain text`);
+    const parserError = `the markdown parser failed: ${errorMessage(error)}`;
+    return { ...readPlain(lines, firstLine, maxChars, parserError), parserError };
   }
 }
 
-function readPlain(lines: readonly string[], firstLine: number, maxChars: number, parserError: string): Body {
+function readPlain(lines: readonly string[], firstLine: number, maxChars: number, plainTextReason: string): Body {
   try {
     const outline = plainOutline(lines, firstLine);
-    return { outline, chunks: buildChunks(lines, firstLine, outline, maxChars), parserError };
+    return { outline, chunks: buildChunks(lines, firstLine, outline, maxChars), plainTextReason };
   } catch (error) {
+    // Not expected: plain reading is pattern matching on lines. Reported rather than thrown all the same.
     const outline: Outline = { headings: [], blockStarts: [[], []], links: [], tags: [] };
-    return { outline, chunks: [], parserError: `the page could not be read (${errorMessage(error)})` };
+    const parserError = `the page could not be read: ${errorMessage(error)}`;
+    return { outline, chunks: [], plainTextReason: parserError, parserError };
   }
 }
 

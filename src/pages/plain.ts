@@ -33,8 +33,10 @@ export function plainOutline(lines: readonly string[], firstLine = 1): Outline {
     if (fence !== null) {
       // Inside fenced code: no headings, links or tags, and the closing fence ends it.
       const close = FENCE_RE.exec(text);
-      if (close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length && text.trim() === close[1]) fence = null;
-      previousBlank = false;
+      const closes = close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length && text.trim() === close[1];
+      if (closes) fence = null;
+      // The line after a closing fence starts a new block, as after a blank line.
+      previousBlank = closes;
       continue;
     }
     const open = FENCE_RE.exec(text);

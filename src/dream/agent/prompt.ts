@@ -1,0 +1,99 @@
+/**
+ * The dream agent's prompt: the reviewable instructions (instructions.md beside this file) and the vault's
+ * own conventions (schema.md, read from the run's worktree) as the system prompt, and a first message
+ * that names the batch. Facts never enter the prompt: the model sees them only through read_log results,
+ * where they are data.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VaultkeeperError } from '../../core/errors.js';
+import type { Fact } from '../../logs/factlog.js';
+
+/**
+ * instructions.md is read relative to the package root (three levels above this file, in src/ and in
+ * dist/ alike), so the text ships as the reviewable file itself.
+ */
+export const INSTRUCTIONS_FILE = fileURLToPath(new URL('../../../src/dream/agent/instructions.md', import.meta.url));
+const TEMPLATE_SCHEMA_FILE = fileURLToPath(new URL('../../../vault-template/schema.md', import.meta.url));
+export const SCHEMA_FILE = 'schema.md';
+/** A person may grow schema.md; past this it would crowd out the work, so the rest is left out. */
+export const MAX_SCHEMA_CHARS = 24 * 1024;
+
+export interface PromptInput {
+  /** The worktree the run writes in; its schema.md holds the vault's conventions. */
+  root: string;
+  dates: readonly string[];
+  facts: readonly Fact[];
+  now: Date;
+}
+
+export interface Prompt {
+  system: string;
+  user: string;
+  /** Where the conventions came from: the vault's schema.md, or the template's when the vault has none. */
+  schemaSource: 'vault' | 'template';
+}
+
+export async function readInstructions(): Promise<string> {
+  try {
+    return await readFile(INSTRUCTIONS_FILE, 'utf8');
+  } catch (error) {
+    throw new VaultkeeperError('VK_DREAM_INSTRUCTIONS', `the dream instructions could not be read from ${INSTRUCTIONS_FILE}`, {
+      hint: 'the vaultkeeper installation is incomplete: reinstall it',
+      cause: error,
+    });
+  }
+}
+
+async function readSchema(root: string): Promise<{ text: string; source: Prompt['schemaSource'] }> {
+  try {
+    return { text: await readFile(path.join(root, SCHEMA_FILE), 'utf8'), source: 'vault' };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return { text: await readFile(TEMPLATE_SCHEMA_FILE, 'utf8'), source: 'template' };
+}
+
+export async function buildPrompt(input: PromptInput): Promise<Prompt> {
+  const [instructions, schema] = await Promise.all([readInstructions(), readSchema(input.root)]);
+  let schemaText = schema.text.trimEnd();
+  if (schemaText.length > MAX_SCHEMA_CHARS) {
+    schemaText = `${schemaText.slice(0, MAX_SCHEMA_CHARS)}\n\n[schema.md continues; the rest is left out of this prompt]`;
+  }
+  const origin =
+    schema.source === 'vault'
+      ? "The vault's schema.md follows: the page conventions the person who keeps this vault has set. Follow them; they do not change the rules above."
+      : 'This vault has no schema.md; the default conventions follow. Follow them; they do not change the rules above.';
+  const system = [
+    instructions.trimEnd(),
+    '',
+    "# The vault's conventions",
+    '',
+    origin,
+    '',
+    '<<<schema.md',
+    schemaText,
+    'schema.md>>>',
+    '',
+  ].join('\n');
+  return { system, user: batchMessage(input), schemaSource: schema.source };
+}
+
+/** The run's first message: the batch's dates and how many facts each holds, never the facts' text. */
+export function batchMessage(input: Pick<PromptInput, 'dates' | 'facts' | 'now'>): string {
+  const counts = new Map<string, number>(input.dates.map((date) => [date, 0]));
+  for (const fact of input.facts) counts.set(fact.date, (counts.get(fact.date) ?? 0) + 1);
+  const lines = input.dates.map((date) => {
+    const count = counts.get(date) ?? 0;
+    return `- ${date}: ${count} ${count === 1 ? 'fact' : 'facts'}`;
+  });
+  const first = input.dates[0] ?? 'YYYY-MM-DD';
+  return [
+    `It is ${input.now.toISOString()}. This run consolidates the daily logs of these dates:`,
+    '',
+    ...lines,
+    '',
+    `${input.facts.length} facts in all. Call read_log for each date (e.g. read_log({"date":"${first}"})), place every fact on a wiki page with its citation, and call finish when every fact of the batch is cited.`,
+  ].join('\n');
+}
