@@ -121,6 +121,12 @@ function build(): Command {
     .action(async (opts, command: Command) => (await import('./commands/conflicts.js')).run(opts, globals(command)));
 
   program
+    .command('status')
+    .description('watermark, pending days, the index, the daemon')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
+
+  program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')

@@ -15,6 +15,7 @@ import type { OpenConflict } from '../dream/generate.js';
 import { forget, type ForgetResult, type ForgetTarget } from '../tombstones/forget.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
+import type { VaultStatus } from './status.js';
 
 export type VaultReindexOptions = Omit<ReindexOptions, 'embedder'>;
 
@@ -63,6 +64,11 @@ export class Vault {
     const result = await undo(this.ctx, run);
     await this.reindex();
     return result;
+  }
+
+  async status(now?: Date): Promise<VaultStatus> {
+    const { vaultStatus } = await import('./status.js');
+    return vaultStatus(this.ctx, now);
   }
 
   /** What the dream flagged for review, from 0_Inbox/conflicts.md. */

@@ -1,0 +1,68 @@
+/**
+ * What `vaultkeeper status` reports: the watermark, what is pending, the index, and (once the daemon
+ * runs) its jobs and LLM usage. It only reads files; it never loads LanceDB.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { localStamp } from '../core/clock.js';
+import { pendingDates } from '../dream/gate.js';
+import { readJournal } from '../dream/journal.js';
+import { readDreamState } from '../dream/state.js';
+import { manifestRowCount, readManifest } from '../indexer/manifest.js';
+import { readTombstones } from '../tombstones/tombstones.js';
+import type { VaultContext } from './context.js';
+
+export interface VaultStatus {
+  vault: string;
+  watermark: string | null;
+  pending_days: number;
+  pending: string[];
+  facts_pending: number;
+  skipped: string[];
+  dream: { last_attempt_at: string | null; last_run: string | null; last_status: string | null };
+  index: { rows: number; facts: number; pages: number; core: number; embedder: string | null; dirty: boolean } | null;
+  daemon: { running: boolean; pid: number | null };
+  jobs: Record<string, unknown>;
+  llm: Record<string, unknown>;
+}
+
+export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Promise<VaultStatus> {
+  const journal = await readJournal(ctx.root);
+  const tombstones = await readTombstones(ctx.root);
+  const pending = await pendingDates(ctx.root, journal, localStamp(now, ctx.timeZone).date, tombstones);
+  const state = await readDreamState(ctx.root);
+  const manifest = await readManifest(ctx.root);
+  let index: VaultStatus['index'] = null;
+  if (manifest !== null) {
+    const kinds = { f: 0, p: 0, c: 0 };
+    for (const entry of Object.values(manifest.files)) for (const key of Object.keys(entry.rows)) kinds[key.charAt(0) as 'f' | 'p' | 'c']++;
+    index = { rows: manifestRowCount(manifest), facts: kinds.f, pages: kinds.p, core: kinds.c, embedder: manifest.embedder, dirty: manifest.dirty };
+  }
+  // The daemon (a later stage) writes status.json; until then it is simply not running.
+  const daemonStatus = await readFile(path.join(ctx.root, '.vaultkeeper/status.json'), 'utf8')
+    .then((text) => JSON.parse(text) as { pid?: number; jobs?: Record<string, unknown>; llm?: Record<string, unknown> })
+    .catch(() => null);
+  const pid = typeof daemonStatus?.pid === 'number' && isAlive(daemonStatus.pid) ? daemonStatus.pid : null;
+  return {
+    vault: ctx.root,
+    watermark: journal.watermark,
+    pending_days: pending.dates.length,
+    pending: pending.dates,
+    facts_pending: pending.facts,
+    skipped: [...journal.skipped].sort(),
+    dream: { last_attempt_at: state.last_attempt_at, last_run: state.last_run, last_status: state.last_status },
+    index,
+    daemon: { running: pid !== null, pid },
+    jobs: pid !== null ? (daemonStatus?.jobs ?? {}) : {},
+    llm: daemonStatus?.llm ?? {},
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
