@@ -3,7 +3,7 @@
  * and every commit happens under it, so concurrent CLI calls, the daemon and MCP never interleave
  * lines or race on git's index.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { VaultkeeperError } from './errors.js';
@@ -16,7 +16,7 @@ export interface WriteLock {
 }
 
 export interface LockOptions {
-  /** How long to wait for another process before giving up, in ms. */
+  /** How long one other holder may keep the lock before we give up, in ms (the wait restarts each time it changes hands). */
   waitMs?: number;
 }
 
@@ -24,13 +24,23 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
   const dir = path.join(root, LOCK_DIR);
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
-  const deadline = Date.now() + (options.waitMs ?? 120_000);
+  const waitMs = options.waitMs ?? 120_000;
+  let deadline = Date.now() + waitMs;
+  let holder: number | undefined;
   let release: (() => Promise<void>) | undefined;
   for (let attempt = 0; release === undefined; attempt++) {
     try {
       release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      // A queue that moves is not a busy vault: with twenty writers, a waiter can lose the race for
+      // minutes while every holder is quick. Each holder's lock directory is new (its birth time says so,
+      // where the file system records one), so the wait restarts when the lock changes hands.
+      const born = await stat(`${target}.lock`).then((s) => s.birthtimeMs, () => 0);
+      if (born !== 0 && born !== holder) {
+        holder = born;
+        deadline = Date.now() + waitMs;
+      }
       if (Date.now() > deadline) {
         throw new VaultkeeperError('VK_LOCKED', `the vault is busy: another vaultkeeper process holds the ${name} lock`, {
           hint: 'wait for it to finish and try again',

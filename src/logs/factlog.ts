@@ -102,16 +102,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 /** Parses a log file. Never throws: lines it cannot read are reported in `skipped`. */
 export function parseLog(content: string | Uint8Array, date: string): ParsedLog {
-  let text = typeof content === 'string' ? content : utf8.decode(content);
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  // Leading BOMs are dropped: TextDecoder drops one from bytes by itself, and a string must parse like its bytes.
+  const text = (typeof content === 'string' ? content : utf8.decode(content)).replace(/^\uFEFF+/, '');
   const endsWithNewline = text.endsWith('\n') || text.endsWith('\r');
   const lines = text.length === 0 ? [] : text.split(/\r\n|\r|\n/);
   if (endsWithNewline) lines.pop();
 
   const facts: Fact[] = [];
   const skipped: SkippedLine[] = [];
-  const ordinals = new Map<string, number>();
-  const seenIds = new Set<string>();
+  const bodies: { line: number; time: string; source: string; body: FactBody; excerpt: string }[] = [];
   let time = '';
   let source = '';
   const titleIndex = lines.findIndex((l) => l.trim() !== '');
@@ -137,18 +136,33 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
       skipped.push({ line: lineNo, reason: fact.reason, excerpt: excerpt(line) });
       return;
     }
-    const key = `${time}\u0000${source}\u0000${fact.text}`;
+    bodies.push({ line: lineNo, time, source, body: fact, excerpt: excerpt(line) });
+  });
+
+  // Ids written in the file are claimed first (the first line with an id keeps it), so a line a person
+  // adds without an id, above a line with the same text, never takes that line's id.
+  const claimed = new Set<string>();
+  const repeated = new Set<number>();
+  for (const { line, body } of bodies) {
+    if (body.id === undefined) continue;
+    if (claimed.has(body.id)) repeated.add(line);
+    else claimed.add(body.id);
+  }
+  const ordinals = new Map<string, number>();
+  for (const { line, time, source, body, excerpt } of bodies) {
+    const key = `${time}\u0000${source}\u0000${body.text}`;
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
-    let id = fact.id;
-    if (id !== undefined && seenIds.has(id)) {
-      skipped.push({ line: lineNo, reason: `duplicate id ^${id}; read with a derived id`, excerpt: excerpt(line) });
-      id = undefined;
+    if (repeated.has(line)) skipped.push({ line, reason: `duplicate id ^${body.id}; read with a derived id`, excerpt });
+    const explicitId = body.id !== undefined && !repeated.has(line);
+    let id = explicitId ? body.id : undefined;
+    if (id === undefined) {
+      for (let n = ordinal; id === undefined || claimed.has(id); n++) id = factId(date, time, source, body.text, n);
+      claimed.add(id);
     }
-    const finalId = id ?? factId(date, time, source, fact.text, ordinal);
-    seenIds.add(finalId);
-    facts.push({ id: finalId, date, time, source, category: fact.category, text: fact.text, tags: fact.tags, line: lineNo, explicitId: id !== undefined });
-  });
+    facts.push({ id, date, time, source, category: body.category, text: body.text, tags: body.tags, line, explicitId });
+  }
+  skipped.sort((a, b) => a.line - b.line);
 
   return { date, facts, skipped, lineCount: lines.length, endsWithNewline };
 }
@@ -180,13 +194,15 @@ function parseFactBody(body: string): FactBody | { reason: string } {
     id = last.slice(1);
     rest = head;
   }
+  // Collected from the end, then reversed: unshift would make a line of many tags quadratic.
   const tags: string[] = [];
   for (;;) {
     [head, last] = splitLastToken(rest);
     if (head === '' || !isTagToken(last)) break;
-    tags.unshift(last.slice(1));
+    tags.push(last.slice(1));
     rest = head;
   }
+  tags.reverse();
   const text = rest.trim();
   if (text === '') return { reason: 'fact line without text' };
   return { category, text, tags, id };
@@ -236,28 +252,29 @@ export function canonicalFact(input: FactInput): CanonicalFact {
     throw new UsageError(`unknown category '${input.category}'`, `use one of: ${CATEGORIES.join(', ')}`);
   }
   let text = singleLine(input.text);
-  const tags: string[] = [];
+  // A Set keeps first-seen order and makes many tags linear rather than quadratic.
+  const tags = new Set<string>();
   for (const raw of input.tags ?? []) {
     const tag = raw.trim().replace(/^#/, '');
     if (!isTagToken(`#${tag}`)) {
       throw new UsageError(`invalid tag '${raw}'`, 'tags hold letters, digits, _, - and /, and at least one non-digit');
     }
-    if (!tags.includes(tag)) tags.push(tag);
+    tags.add(tag);
   }
   // Trailing #tags in the text are tags (Obsidian reads them so, and so does the parser).
   const trailing: string[] = [];
   for (;;) {
     const [head, last] = splitLastToken(text);
     if (head === '' || !isTagToken(last)) break;
-    trailing.unshift(last.slice(1));
+    trailing.push(last.slice(1));
     text = head;
   }
-  for (const tag of trailing) if (!tags.includes(tag)) tags.push(tag);
+  for (const tag of trailing.reverse()) tags.add(tag);
   if (text === '') throw new UsageError('a fact needs some text');
   if (text.length > MAX_FACT_CHARS) {
     throw new UsageError(`a fact is limited to ${MAX_FACT_CHARS} characters (this one has ${text.length})`, 'split it into several facts');
   }
-  return { category, text, tags };
+  return { category, text, tags: [...tags] };
 }
 
 /** Collapses any white space, line breaks and control characters to single spaces. */
@@ -302,11 +319,20 @@ export async function appendBatch(
   const rel = logRelPath(date);
   const file = path.join(lock.root, rel);
   await mkdir(path.dirname(file), { recursive: true });
-  const existing = await readLog(lock.root, date);
+  let raw: Buffer;
+  try {
+    raw = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    raw = Buffer.alloc(0);
+  }
+  const existing = parseLog(raw, date);
   const ordinals = new Map<string, number>();
+  const taken = new Set<string>();
   for (const fact of existing.facts) {
     const key = `${fact.time}\u0000${fact.source}\u0000${fact.text}`;
     ordinals.set(key, (ordinals.get(key) ?? 0) + 1);
+    taken.add(fact.id);
   }
   const cleanSource = singleLine(source) || 'unknown';
 
@@ -317,8 +343,9 @@ export async function appendBatch(
     prefix = `# ${date}\n\n`;
     nextLine = 3;
   } else {
-    // Start on a fresh line even if a hand edit left the file without a final newline.
-    prefix = existing.endsWithNewline ? '\n' : '\n\n';
+    // Start on a fresh line even if a hand edit left the file without a final newline. A lone CR at the
+    // end would join our first \n into one CRLF break, so it counts as no newline.
+    prefix = existing.endsWithNewline && raw.at(-1) !== 0x0d ? '\n' : '\n\n';
     nextLine = existing.lineCount + 2;
   }
   lines.push(formatBatchHeader(time, cleanSource));
@@ -326,9 +353,12 @@ export async function appendBatch(
   const appended: AppendedFact[] = [];
   for (const fact of facts) {
     const key = `${time}\u0000${cleanSource}\u0000${fact.text}`;
-    const ordinal = ordinals.get(key) ?? 0;
+    let ordinal = ordinals.get(key) ?? 0;
+    let id = factId(date, time, cleanSource, fact.text, ordinal);
+    // Never reuse an id the file already holds (written, or derived for a line without one).
+    while (taken.has(id)) id = factId(date, time, cleanSource, fact.text, ++ordinal);
     ordinals.set(key, ordinal + 1);
-    const id = factId(date, time, cleanSource, fact.text, ordinal);
+    taken.add(id);
     lines.push(formatFactLine(fact, id));
     appended.push({ ...fact, id, date, time, source: cleanSource, path: rel, line: nextLine });
     nextLine += 1;

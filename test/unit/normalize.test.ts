@@ -1,0 +1,78 @@
+/** Text normalization (DESIGN §5): NFKC, lower case, punctuation to spaces, collapsed white space. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { containsWords, normalizeText } from '../../src/text/normalize.js';
+
+describe('normalizeText', () => {
+  it.each([
+    ['NFKC folds compatibility forms', 'ｆｕｌｌ\u3000ｗｉｄｔｈ ﬁne ①', 'full width fine 1'],
+    ['NFKC composes accents', 'Cafe\u0301', 'café'],
+    ['lower case', 'Prefers DARK Roast', 'prefers dark roast'],
+    ['punctuation becomes spaces', 'dark-roast, (no) sugar!', 'dark roast no sugar'],
+    ['symbols become spaces', 'a+b=c $5 #tag @name 🙂 x', 'a b c 5 tag name x'],
+    ['keyed facts lose the ::', 'home city:: Lisbon', 'home city lisbon'],
+    ['white space collapses and trims', '  a\t\tb\r\n\n c\u00a0d  ', 'a b c d'],
+    ['only punctuation is empty', ' --- !!! ', ''],
+    ['empty stays empty', '', ''],
+  ])('%s', (_name, input, expected) => {
+    expect(normalizeText(input)).toBe(expected);
+  });
+
+  it('is idempotent and leaves no punctuation, doubled or edge spaces', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 40 }), (a, b) => {
+        for (const input of [a, b, `${a} ${b}`]) {
+          const once = normalizeText(input);
+          expect(normalizeText(once)).toBe(once);
+          expect(once).toBe(once.trim());
+          expect(once).not.toMatch(/\s\s|[\t\r\n]/u);
+          expect(once).not.toMatch(/[\p{P}\p{S}]/u);
+          expect(once).toBe(once.toLowerCase());
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('containsWords', () => {
+  const repeats = (text: string, tombstone: string): boolean => containsWords(normalizeText(text), normalizeText(tombstone));
+
+  it('matches a run of whole words, whatever the case and punctuation', () => {
+    expect(repeats('Prefers DARK-roast coffee', 'dark roast')).toBe(true);
+    expect(repeats('dark roast', 'Dark Roast')).toBe(true);
+    expect(repeats('I like (dark) roast.', 'dark roast')).toBe(true);
+    expect(repeats('the wifi password is hunter2', 'WiFi password')).toBe(true);
+  });
+
+  it('does not match inside words or across a gap', () => {
+    expect(repeats('Prefers darkroast coffee', 'dark roast')).toBe(false);
+    expect(repeats('Prefers dark roasted coffee', 'dark roast')).toBe(false);
+    expect(repeats('Prefers extradark roast', 'dark roast')).toBe(false);
+    expect(repeats('dark and roast', 'dark roast')).toBe(false);
+  });
+
+  it('finds a whole-word match after a partial one', () => {
+    expect(containsWords('dark ark', 'ark')).toBe(true);
+    expect(containsWords('darkark', 'ark')).toBe(false);
+  });
+
+  it('never matches an empty needle', () => {
+    expect(containsWords('anything', '')).toBe(false);
+    expect(containsWords('', '')).toBe(false);
+  });
+
+  it('a normalized text contains itself and each of its words', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 8 }), (words) => {
+        const text = normalizeText(words.join(' '));
+        fc.pre(text !== '');
+        expect(containsWords(text, text)).toBe(true);
+        for (const word of text.split(' ')) expect(containsWords(text, word)).toBe(true);
+        // A needle that is not a substring can never match.
+        expect(containsWords(text, `${text} zzzqqq`)).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
