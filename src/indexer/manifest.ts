@@ -16,6 +16,8 @@ const FileEntry = z.object({
   fingerprint: z.string(),
   /** row key → row hash */
   rows: z.record(z.string(), z.string()),
+  /** For a page: the fact ids it cites (the facts it places). */
+  cited: z.array(z.string()).optional(),
 });
 export type FileEntry = z.infer<typeof FileEntry>;
 
@@ -26,6 +28,8 @@ const ManifestSchema = z.object({
   dimensions: z.number().nullable(),
   /** Hash of the watermark, skipped dates and tombstones the rows were projected with. */
   inputs: z.string(),
+  /** Hash of every fact id the pages cite: consolidated logs show their uncited facts, so it matters to them. */
+  cited: z.string().default(''),
   dirty: z.boolean(),
   /** Writes since the last compaction. */
   writes: z.number(),
@@ -34,7 +38,7 @@ const ManifestSchema = z.object({
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 export function emptyManifest(uri: string, embedder: string, dimensions: number | null): Manifest {
-  return { version: VERSION, uri, embedder, dimensions, inputs: '', dirty: false, writes: 0, files: {} };
+  return { version: VERSION, uri, embedder, dimensions, inputs: '', cited: '', dirty: false, writes: 0, files: {} };
 }
 
 /** The manifest, or null when it is missing or unreadable (either way: rebuild). */

@@ -18,6 +18,14 @@ const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
 export interface ProjectionInputs {
   journal: Journal;
   tombstones: TombstoneSet;
+  /** Fact ids the pages cite. A consolidated log still shows its facts no page cites (a late append, a citation a person removed), so nothing is silently lost. */
+  cited: ReadonlySet<string>;
+}
+
+export interface Projection {
+  rows: IndexRow[];
+  /** For a page: every fact id it cites. */
+  cited: string[];
 }
 
 export type SourceKind = 'log' | 'page' | 'core';
@@ -27,18 +35,25 @@ export function sourceKind(rel: string): SourceKind {
   return rel === CORE_FILE ? 'core' : 'page';
 }
 
-export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): IndexRow[] {
+export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): Projection {
   const kind = sourceKind(rel);
-  if (kind === 'log') return projectLog(rel, content, inputs);
+  if (kind === 'log') return { rows: projectLog(rel, content, inputs), cited: [] };
   return projectPage(rel, content, inputs, kind);
 }
 
-function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones }: ProjectionInputs): IndexRow[] {
+/** True when a log's rows depend on what the pages cite (its date is consolidated). */
+export function dependsOnCitations(rel: string, journal: Journal): boolean {
+  const date = LOG_PATH_RE.exec(rel)?.[1];
+  return date !== undefined && !isPending(journal, date);
+}
+
+function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
-  if (!isPending(journal, date)) return [];
+  const pending = isPending(journal, date);
   const rows: IndexRow[] = [];
   for (const fact of parseLog(content, date).facts) {
     if (tombstones.hasId(fact.id) || tombstones.repeats(fact.text)) continue;
+    if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
     rows.push({
       key: `f:${rel}#${fact.id}`,
       kind: 'fact',
@@ -63,8 +78,9 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   return rows;
 }
 
-function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): IndexRow[] {
+function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
+  const cited = [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
   page.chunks.forEach((chunk, index) => {
@@ -99,5 +115,5 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones }: 
       content: [page.title, headingPath === page.title ? '' : headingPath, chunk.text.replace(CITATION_RE, ''), page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
     });
   });
-  return rows;
+  return { rows, cited };
 }

@@ -14,7 +14,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
-import { CORE_FILE, projectFile } from './projection.js';
+import { CORE_FILE, dependsOnCitations, projectFile, sourceKind } from './projection.js';
 import { rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
 
@@ -109,7 +109,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const inputs = inputsHash(journal, tombstones);
     const inputsChanged = inputs !== m.inputs;
 
-    const files = await vaultFiles(ctx.root);
+    // Pages first: the facts they cite decide what consolidated logs still show as facts.
+    const all = await vaultFiles(ctx.root);
+    const files = [...all.filter((rel) => sourceKind(rel) !== 'log'), ...all.filter((rel) => sourceKind(rel) === 'log')];
     const wanted = new Set(files);
     const counts: FileCounts = { indexed: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
     const toDelete: string[] = [];
@@ -117,9 +119,19 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const nextEntries = new Map<string, FileEntry>();
     let unchangedRows = 0;
 
+    let cited: Set<string> | null = null;
+    let citedChanged = false;
+    let citedDigest = m.cited;
     for (const [index, rel] of files.entries()) {
       options.onProgress?.({ phase: 'scan', done: index, total: files.length });
       const previous = m.files[rel];
+      if (cited === null && sourceKind(rel) === 'log') {
+        cited = new Set<string>();
+        for (const page of files) for (const id of (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
+        citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
+        citedChanged = citedDigest !== m.cited;
+      }
+      const stale = inputsChanged || (citedChanged && dependsOnCitations(rel, journal));
       let info;
       try {
         info = await stat(path.join(ctx.root, rel));
@@ -127,7 +139,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         wanted.delete(rel); // gone since the listing
         continue;
       }
-      if (previous !== undefined && !inputsChanged && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
+      if (previous !== undefined && !stale && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
         counts.unchanged++;
         unchangedRows += Object.keys(previous.rows).length;
         continue;
@@ -142,13 +154,13 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         continue;
       }
       const fingerprint = createHash('sha256').update(content).digest('base64url');
-      if (previous !== undefined && !inputsChanged && previous.fingerprint === fingerprint) {
+      if (previous !== undefined && !stale && previous.fingerprint === fingerprint) {
         counts.unchanged++;
         unchangedRows += Object.keys(previous.rows).length;
         nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
         continue;
       }
-      const rows = projectFile(rel, content, { journal, tombstones });
+      const { rows, cited: citing } = projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set() });
       const hashes: Record<string, string> = {};
       for (const row of rows) {
         const hash = rowHash(row);
@@ -162,7 +174,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       }
       if (previous === undefined) counts.indexed++;
       else counts.updated++;
-      nextEntries.set(rel, { size: info.size, mtimeMs: info.mtimeMs, fingerprint, rows: hashes });
+      nextEntries.set(rel, { size: info.size, mtimeMs: info.mtimeMs, fingerprint, rows: hashes, ...(citing.length > 0 ? { cited: citing } : {}) });
     }
     for (const [rel, entry] of Object.entries(m.files)) {
       if (wanted.has(rel)) continue;
@@ -174,7 +186,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const stored = await embedRows(toAdd, embedder, options.onProgress);
     const embedded = stored.embedded;
 
-    const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, files: {} };
+    const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, cited: citedDigest, files: {} };
     for (const rel of files) {
       const entry = nextEntries.get(rel) ?? m.files[rel];
       if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;

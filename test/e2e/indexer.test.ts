@@ -32,13 +32,15 @@ describe('projection rules', () => {
   it('indexes facts after the watermark and on skipped dates only', async () => {
     const vault = await makeVault(await tempDir(), {
       config: 'index:\n  embedder: none\n',
-      files: { ...LOGS, 'log.md': '# Dream journal\n\n- 2026-06-04T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-02 · watermark=2026-06-02\n- 2026-06-05T03:00:00Z · run r-2 · gave up · skipped=2026-06-01 · watermark=2026-06-02\n' },
+      files: { ...LOGS, '2_Areas/Music.md': '# Music\n\n- Plays the cello. [[2026-06-02#^f-bbbbbbbbb1]]\n', 'log.md': '# Dream journal\n\n- 2026-06-04T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-02 · watermark=2026-06-02\n- 2026-06-05T03:00:00Z · run r-2 · gave up · skipped=2026-06-01 · watermark=2026-06-02\n' },
     });
     const result = await vault.reindex();
-    expect(result.facts).toBe(3); // 06-01 is skipped (2 facts), 06-02 consolidated, 06-03 pending
+    expect(result.facts).toBe(3); // 06-01 is skipped (2 facts), 06-02 consolidated onto Music.md, 06-03 pending
     const factKeys = (await keys(vault)).filter((k) => k.startsWith('f:'));
     expect(factKeys).toEqual(['f:logs/2026-06-01.md#f-aaaaaaaaa1', 'f:logs/2026-06-01.md#f-aaaaaaaaa2', 'f:logs/2026-06-03.md#f-ccccccccc1']);
-    expect(ids(await vault.search('cello orchestra', { refresh: false, recordRecall: false }))).not.toContain('f-bbbbbbbbb1');
+    const cello = await vault.search('cello orchestra', { refresh: false, recordRecall: false });
+    expect(ids(cello)).not.toContain('f-bbbbbbbbb1');
+    expect(cello[0]?.path).toBe('2_Areas/Music.md'); // the page stands for the consolidated fact
   });
 
   it('keeps tombstoned facts out, from logs and from pages that cite or repeat them', async () => {
@@ -200,5 +202,25 @@ describe('search', () => {
     expect(runs[2]).toEqual(runs[0]);
     const facts = runs[0]!.filter((r) => r.kind === 'fact');
     expect(facts.map((r) => r.date)).toEqual(['2026-06-02', '2026-06-01']); // equal text: the newer first
+  });
+});
+
+describe('nothing is silently lost', () => {
+  it('a fact appended to a consolidated day, or whose citation a person removed, is searchable as a fact', async () => {
+    const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: LOGS });
+    const dreamt = await vault.dream({ force: true, offline: true, now: new Date('2026-06-10T12:00:00Z') });
+    expect(dreamt.status).toBe('ok');
+    expect((await vault.search('cello orchestra', { refresh: true, recordRecall: false, kind: 'fact' })).length).toBe(0); // on a page now
+    // a late fact for a day already consolidated
+    await vault.remember([{ text: 'Tuned the harpsichord for the recital', date: '2026-06-02' }]);
+    const late = await vault.search('harpsichord recital', { recordRecall: false });
+    expect(late[0]).toMatchObject({ kind: 'fact', date: '2026-06-02' });
+    // a person removes a citation from a page: the fact comes back as a fact
+    const page = dreamt.pages.created.find((p) => p.endsWith('Music.md'))!;
+    const file = path.join(vault.root, page);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.split('\n').filter((line) => !line.includes('f-bbbbbbbbb1')).join('\n'));
+    const back = await vault.search('cello orchestra', { recordRecall: false, kind: 'fact' });
+    expect(back.map((r) => r.id)).toEqual(['f-bbbbbbbbb1']);
   });
 });
