@@ -9,6 +9,8 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { isRepo, uncommittedChanges } from '../git/audit.js';
 import { LOGS_DIR, listLogDates, logRelPath, readLog } from '../logs/factlog.js';
 import { readTombstones, TOMBSTONES_FILE } from '../tombstones/tombstones.js';
+import { checkIndex } from './index-checks.js';
+import { checkPages } from './page-checks.js';
 
 export interface Problem {
   code: string;
@@ -65,13 +67,13 @@ const checkGit: Check = async ({ root }) => {
   }
   const changes = await uncommittedChanges(root);
   return changes.map((change) =>
-    problem('UNCOMMITTED', `${change.status === '??' ? 'new file' : 'edited'} and not committed; the next vaultkeeper write or \`git commit\` records it`, {
+    problem('UNCOMMITTED', `${change.status === '??' ? 'new file' : 'edited'} and not committed; the next dream commits it as a snapshot, or run \`git commit\``, {
       path: change.path,
     }),
   );
 };
 
-export const CHECKS: readonly Check[] = [checkLogs, checkTombstones, checkGit];
+export const CHECKS: readonly Check[] = [checkLogs, checkTombstones, checkGit, checkPages, checkIndex];
 
 export async function runDoctor(root: string, env: NodeJS.ProcessEnv = process.env, checks: readonly Check[] = CHECKS): Promise<DoctorReport> {
   const problems: Problem[] = [];

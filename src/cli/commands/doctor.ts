@@ -18,6 +18,6 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
   printLine(`${root}: ${plural(report.problems.length, 'problem')}`);
   for (const p of report.problems) {
     const where = p.path === null ? '' : `${p.path}${p.line === null ? '' : `:${p.line}`}  `;
-    printLine(`  ${p.code.padEnd(14)} ${where}${p.message}`);
+    printLine(`  ${p.code.padEnd(17)} ${where}${p.message}`);
   }
 }
