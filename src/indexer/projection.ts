@@ -6,10 +6,10 @@ import { isPending, type Journal } from '../dream/journal.js';
 import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
+import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
 
 export const CORE_FILE = 'MEMORY.md';
-export const ARCHIVE_DIR = '5_Archives/';
 const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
 const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
@@ -80,7 +80,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
 
 function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
-  const cited = [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
+  // A digest lists what was learned; it does not place a fact, so it does not hide one either.
+  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
   page.chunks.forEach((chunk, index) => {
