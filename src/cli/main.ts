@@ -127,6 +127,11 @@ function build(): Command {
     .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
 
   program
+    .command('mcp')
+    .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
+    .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
+
+  program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')
