@@ -2,12 +2,14 @@
  * The offline consolidator: deterministic rules, no model (DESIGN §7). Same input, same pages.
  * - routes facts to pages by the page that already holds their subject, else their first tag, else
  *   their category;
- * - merges duplicates (same normalized text) into one line that cites every occurrence;
+ * - merges duplicates (same normalized text) into one line that cites every occurrence, on whichever
+ *   page the statement already stands (its tags may differ from one day to the next);
  * - keyed facts (`subject:: value`): the newest value stands under "## Current", older ones move to
  *   "## History" with the date they were superseded; a different value on the same day is a conflict
  *   (unless it is a correction), flagged rather than guessed;
  * - removes forgotten (tombstoned) facts from pages.
- * It only appends to lines or moves them: a line a person wrote stays, in its page.
+ * It only appends to lines or moves them: a line a person wrote stays, in its page, and a page no rule
+ * touches is not rewritten (its line endings, blank lines and code stay as they were).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,17 +58,40 @@ export function createOfflineConsolidator(): Consolidator {
 
 /** A page as lines, with its sections found by heading. */
 class Page {
+  /** The lines as read, to tell whether any rule changed the page. */
+  private readonly before: string;
+
   constructor(
     readonly rel: string,
     public lines: string[],
     readonly isNew: boolean,
     readonly original: string,
-  ) {}
+  ) {
+    this.before = lines.join('\n');
+  }
+
+  /** True when a rule changed a line: a page no rule touched is left byte for byte as a person wrote it. */
+  changed(): boolean {
+    return this.isNew || this.lines.join('\n') !== this.before;
+  }
 
   text(): string {
-    // One blank line between blocks: moving lines between sections must not leave gaps behind.
-    const lines = this.lines.filter((line, i) => line.trim() !== '' || (i > 0 && this.lines[i - 1]!.trim() !== ''));
-    return `${lines.join('\n').trimEnd()}\n`;
+    // One blank line between blocks: moving lines between sections must not leave gaps behind. Blank
+    // lines in the frontmatter and in fenced code blocks are a person's content and stay as they are.
+    const lines: string[] = [];
+    let fence: string | null = null;
+    let frontmatter = this.lines[0] === '---';
+    this.lines.forEach((line, i) => {
+      if (frontmatter && i > 0 && (line === '---' || line === '...')) frontmatter = false;
+      const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (marker !== undefined && fence === null) fence = marker;
+      else if (marker !== undefined && fence !== null && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+      if (line.trim() === '' && !frontmatter && fence === null && (lines.length === 0 || lines.at(-1)!.trim() === '')) return;
+      lines.push(line);
+    });
+    // A page written with CRLF line endings keeps them.
+    const eol = this.original.includes('\r\n') ? '\r\n' : '\n';
+    return `${lines.join(eol).trimEnd()}${eol}`;
   }
 
   /** Index of the line after the section's last content line; creates the section when missing. */
@@ -129,6 +154,12 @@ function titleOf(tag: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** The page a fact goes to when no page holds its subject or statement: its first tag's, else its category's. */
+function routeTitle(fact: Fact): string {
+  const tag = fact.tags[0];
+  return tag !== undefined ? titleOf(tag) : CATEGORY_PAGE[fact.category];
+}
+
 function factLine(fact: Fact): string {
   return `- ${fact.text} ${cite(fact)}`;
 }
@@ -147,13 +178,13 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   for (const fact of facts) {
     input.signal.throwIfAborted();
     const keyed = subjectOf(fact.text);
-    const page = route(fact, keyed?.key ?? null);
-    if (keyed === null) placeStatement(page, fact);
-    else placeKeyed(page, fact, keyed, conflicts);
+    if (keyed === null) placeStatement(pages, route, fact);
+    else placeKeyed(route(fact, keyed.key), fact, keyed, conflicts);
   }
 
   let written = 0;
   for (const page of pages.values()) {
+    if (!page.changed()) continue;
     const text = page.text();
     if (text === page.original) continue;
     await mkdir(path.dirname(path.join(input.root, page.rel)), { recursive: true });
@@ -198,7 +229,7 @@ function router(pages: Map<string, Page>): (fact: Fact, subjectKey: string | nul
       }
     }
     const tag = fact.tags[0];
-    const title = tag !== undefined ? titleOf(tag) : CATEGORY_PAGE[fact.category];
+    const title = routeTitle(fact);
     const existing = find(title);
     if (existing !== undefined) return existing;
     const rel = `${ZONE_OF[fact.category]}/${title}.md`;
@@ -210,14 +241,25 @@ function router(pages: Map<string, Page>): (fact: Fact, subjectKey: string | nul
   };
 }
 
-function placeStatement(page: Page, fact: Fact): void {
+/**
+ * A statement already on a page (the same normalized text, whatever its tags) gets the new citation on
+ * its line; only a new statement goes to the page its tag or category routes it to.
+ */
+function placeStatement(pages: Map<string, Page>, route: (fact: Fact, subjectKey: string | null) => Page, fact: Fact): void {
   const key = statementKey(fact.text);
-  const index = page.lines.findIndex((l) => /^\s*[-*+] /.test(l) && statementKey(l) === key);
-  if (index >= 0) {
+  const holding = (page: Page): number =>
+    page.lines.findIndex((l, i) => /^\s*[-*+] /.test(l) && statementKey(l) === key && subjectOf(l.replace(/^\s*[-*+]\s+/, '')) === null && page.sectionOf(i) !== 'Conflicts');
+  // The page the fact routes to first, then the others in a fixed order.
+  const routed = normalizeText(routeTitle(fact));
+  const first = (p: Page): number => (normalizeText(path.posix.basename(p.rel, '.md')) === routed ? 0 : 1);
+  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith('5_Archives/')).sort((a, b) => first(a) - first(b) || a.rel.localeCompare(b.rel));
+  for (const page of candidates) {
+    const index = holding(page);
+    if (index < 0) continue;
     if (!citedIds(page.lines[index]!).includes(fact.id)) page.lines[index] = `${page.lines[index]!.trimEnd()} ${cite(fact)}`;
     return;
   }
-  page.append('Notes', factLine(fact));
+  route(fact, null).append('Notes', factLine(fact));
 }
 
 function placeKeyed(page: Page, fact: Fact, keyed: { subject: string; key: string; value: string }, conflicts: Conflict[]): void {

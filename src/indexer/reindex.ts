@@ -269,7 +269,9 @@ async function rebuildReason(
 async function maintenanceDue(store: IndexStore, writes: number): Promise<boolean> {
   if (writes >= 50) return true;
   if (store.dimensions !== null && (await store.count()) >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
-  if ((await store.unindexedRows()) >= 10_000) return true;
+  // Unindexed rows are searched flat, and a limit may cut the best of them: keep them a minority.
+  const unindexed = await store.unindexedRows();
+  if (unindexed >= 10_000 || unindexed * 2 > (await store.count())) return true;
   return (await store.fragments()) >= 64;
 }
 

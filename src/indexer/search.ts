@@ -22,7 +22,7 @@ const RRF_K = 60;
 export function minSimilarity(model: string): number {
   return model.startsWith('hash') ? 0.1 : 0.3;
 }
-/** Superseded values rank at half weight. */
+/** Superseded and disputed values rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
 /** At most +10% for a fact from today, fading with a half-life of about three months. */
 const RECENCY_WEIGHT = 0.1;
@@ -124,8 +124,8 @@ export function fuse(lists: ReadonlyArray<readonly Hit[]>, now: Date): SearchRes
   const today = now.getTime();
   const results = [...byKey.values()].map(({ hit, score }) => {
     let boosted = score;
-    // A page's History section holds superseded values (schema.md): findable, but below current ones.
-    if (hit.kind !== 'fact' && /(^|> )History( >|$)/i.test(hit.heading_path)) boosted *= HISTORY_WEIGHT;
+    // A page's History and Conflicts sections hold superseded or disputed values (schema.md): findable, below current ones.
+    if (hit.kind !== 'fact' && /(^|> )(History|Conflicts)( >|$)/i.test(hit.heading_path)) boosted *= HISTORY_WEIGHT;
     if (hit.kind === 'fact' && hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
       boosted *= 1 + RECENCY_WEIGHT * 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);

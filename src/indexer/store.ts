@@ -137,7 +137,9 @@ export class IndexStore {
     if (this.table === null || query.trim() === '') return [];
     let q = this.table.query().fullTextSearch(query, { columns: ['content'] }).select([...COLUMNS, '_score']).limit(limit);
     if (where !== null) q = q.where(where);
-    return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
+    // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
+    const hits = (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
+    return hits.sort((a, b) => b.raw - a.raw || a.key.localeCompare(b.key));
   }
 
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
