@@ -181,91 +181,94 @@ async function main(): Promise<void> {
   const s = settings();
   const env = cleanEnv();
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
-  progress(`bench: working in ${base}`);
-  const machine = machineInfo();
-  let embedderModel = s.embedder;
-  const vaults: Array<{ facts: number; root: string; lastDate: string }> = [];
+  try {
+    progress(`bench: working in ${base}`);
+    const machine = machineInfo();
+    let embedderModel = s.embedder;
+    const vaults: Array<{ facts: number; root: string; lastDate: string }> = [];
 
-  const rebuild: BenchResults['rebuild'] = [];
-  for (const size of s.sizes) {
-    const result = await attempt(`rebuild at ${size} facts`, async () => {
-      const days = Math.max(1, Math.ceil(size / s.factsPerDay));
-      const perDay = Math.ceil(size / days);
-      const root = path.join(base, `vault-${size}`);
-      progress(`bench: generating ${days} days × ${perDay} facts`);
-      const started = performance.now();
-      const generated = await generateVault(root, { days, factsPerDay: perDay, pages: days, seed: s.seed });
-      const generateMs = performance.now() - started;
-      await setEmbedder(root, s.embedder);
-      vaults.push({ facts: generated.facts, root, lastDate: generated.dates.at(-1)! });
-      const runs: RebuildRun[] = [];
-      for (const cache of ['cold', 'warm'] as const) {
-        progress(`bench: reindex --clear at ${generated.facts} facts (${cache} embedding cache)`);
-        const child = await runCli(['--vault', root, 'reindex', '--clear', '--json'], { env, measureRss: true });
-        if (child.code !== 0) throw new Error(`reindex exited ${child.code}: ${child.stderr.trim().split('\n').at(-1)}`);
-        const json = JSON.parse(child.stdout) as ReindexResult;
-        runs.push({
-          cache,
-          wallMs: child.wallMs,
-          indexerMs: json.ms,
-          factsPerSecond: json.facts / (child.wallMs / 1000),
-          maxRssBytes: child.maxRssBytes,
-          rssFrom: child.rssFrom,
-          rows: json.rows,
-          embedded: json.embedded,
-        });
-      }
-      return { facts: generated.facts, pages: generated.pages, days, generateMs, runs };
-    });
-    rebuild.push(failed(result) ? { ...result, facts: size } : result);
+    const rebuild: BenchResults['rebuild'] = [];
+    for (const size of s.sizes) {
+      const result = await attempt(`rebuild at ${size} facts`, async () => {
+        const days = Math.max(1, Math.ceil(size / s.factsPerDay));
+        const perDay = Math.ceil(size / days);
+        const root = path.join(base, `vault-${size}`);
+        progress(`bench: generating ${days} days × ${perDay} facts`);
+        const started = performance.now();
+        const generated = await generateVault(root, { days, factsPerDay: perDay, pages: days, seed: s.seed });
+        const generateMs = performance.now() - started;
+        await setEmbedder(root, s.embedder);
+        vaults.push({ facts: generated.facts, root, lastDate: generated.dates.at(-1)! });
+        const runs: RebuildRun[] = [];
+        for (const cache of ['cold', 'warm'] as const) {
+          progress(`bench: reindex --clear at ${generated.facts} facts (${cache} embedding cache)`);
+          const child = await runCli(['--vault', root, 'reindex', '--clear', '--json'], { env, measureRss: true });
+          if (child.code !== 0) throw new Error(`reindex exited ${child.code}: ${child.stderr.trim().split('\n').at(-1)}`);
+          const json = JSON.parse(child.stdout) as ReindexResult;
+          runs.push({
+            cache,
+            wallMs: child.wallMs,
+            indexerMs: json.ms,
+            factsPerSecond: json.facts / (child.wallMs / 1000),
+            maxRssBytes: child.maxRssBytes,
+            rssFrom: child.rssFrom,
+            rows: json.rows,
+            embedded: json.embedded,
+          });
+        }
+        return { facts: generated.facts, pages: generated.pages, days, generateMs, runs };
+      });
+      rebuild.push(failed(result) ? { ...result, facts: size } : result);
+    }
+    const largest = vaults.at(-1);
+
+    const incremental = await attempt('incremental reindex', () => measureIncremental(base, s, env));
+
+    let search: SearchResultSummary | Failure = { error: 'no indexed vault to search' };
+    let cliSearch: CliSearchSummary | Failure = { error: 'no indexed vault to search' };
+    if (largest !== undefined) {
+      search = await attempt('search in process', () => measureSearch(largest.root, s, env));
+      cliSearch = await attempt('search through the CLI', () => measureCliSearch(largest.root, s, env));
+    }
+
+    const watcher: BenchResults['watcher'] = [];
+    for (const vault of vaults) {
+      const result = await attempt(`watcher at ${vault.facts} facts`, () => measureWatcher(vault.root, vault.lastDate, s, env));
+      watcher.push(failed(result) ? { ...result, facts: vault.facts } : { ...result, facts: vault.facts });
+    }
+
+    const appendPattern = await attempt('append pattern', () => measureAppendPattern(base, s, env));
+
+    if (largest !== undefined) {
+      const vault = await openVault({ vault: largest.root, env });
+      embedderModel = (await vault.loadEmbedder())?.model ?? 'none';
+    }
+
+    const results: BenchResults = {
+      machine,
+      settings: s,
+      embedder: embedderModel,
+      rebuild,
+      incremental,
+      search,
+      cliSearch,
+      watcher,
+      appendPattern,
+      targets: {},
+      loadEnd: Math.round(os.loadavg()[0]! * 100) / 100,
+    };
+    results.targets = targets(results);
+    const markdown = render(results);
+    print(markdown);
+    if (s.write) {
+      await writeSection(BENCHMARKS_DOC, 'bench', markdown);
+      await writeFile(path.join(REPO_ROOT, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+      progress(`bench: wrote ${path.relative(process.cwd(), BENCHMARKS_DOC) || BENCHMARKS_DOC} and bench-results.json`);
+    }
+  } finally {
+    if (s.keep) progress(`bench: vaults kept in ${base}`);
+    else await rm(base, { recursive: true, force: true });
   }
-  const largest = vaults.at(-1);
-
-  const incremental = await attempt('incremental reindex', () => measureIncremental(base, s, env));
-
-  let search: SearchResultSummary | Failure = { error: 'no indexed vault to search' };
-  let cliSearch: CliSearchSummary | Failure = { error: 'no indexed vault to search' };
-  if (largest !== undefined) {
-    search = await attempt('search in process', () => measureSearch(largest.root, s, env));
-    cliSearch = await attempt('search through the CLI', () => measureCliSearch(largest.root, s, env));
-  }
-
-  const watcher: BenchResults['watcher'] = [];
-  for (const vault of vaults) {
-    const result = await attempt(`watcher at ${vault.facts} facts`, () => measureWatcher(vault.root, vault.lastDate, s, env));
-    watcher.push(failed(result) ? { ...result, facts: vault.facts } : { ...result, facts: vault.facts });
-  }
-
-  const appendPattern = await attempt('append pattern', () => measureAppendPattern(base, s, env));
-
-  if (largest !== undefined) {
-    const vault = await openVault({ vault: largest.root, env });
-    embedderModel = (await vault.loadEmbedder())?.model ?? 'none';
-  }
-
-  const results: BenchResults = {
-    machine,
-    settings: s,
-    embedder: embedderModel,
-    rebuild,
-    incremental,
-    search,
-    cliSearch,
-    watcher,
-    appendPattern,
-    targets: {},
-    loadEnd: Math.round(os.loadavg()[0]! * 100) / 100,
-  };
-  results.targets = targets(results);
-  const markdown = render(results);
-  print(markdown);
-  if (s.write) {
-    await writeSection(BENCHMARKS_DOC, 'bench', markdown);
-    await writeFile(path.join(REPO_ROOT, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    progress(`bench: wrote ${path.relative(process.cwd(), BENCHMARKS_DOC) || BENCHMARKS_DOC} and bench-results.json`);
-  }
-  if (s.keep) progress(`bench: vaults kept in ${base}`);
-  else await rm(base, { recursive: true, force: true });
 }
 
 async function measureIncremental(base: string, s: Settings, env: NodeJS.ProcessEnv): Promise<IncrementalResult> {

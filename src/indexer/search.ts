@@ -38,6 +38,8 @@ export interface SearchOptions {
   /** Include archived pages (5_Archives/ or status: archived). */
   archived?: boolean | undefined;
   now?: Date;
+  /** The vector list's weight in the fusion (default DEFAULT_VECTOR_WEIGHT; env VAULTKEEPER_VECTOR_WEIGHT for experiments). */
+  vectorWeight?: number;
   /** Append a recall event to .vaultkeeper/recall.jsonl (default true). */
   recordRecall?: boolean;
 }
@@ -103,21 +105,33 @@ export async function search(
           return (await store.nearest(vector!, where, depth)).filter((hit) => hit.raw <= floor);
         }),
   ]);
-  const results = fuse([textHits, vectorHits], options.now ?? new Date()).slice(0, k);
+  const results = fuse([textHits, vectorHits], options.now ?? new Date(), [1, vectorWeight(options)]).slice(0, k);
   if (options.recordRecall ?? true) await recordRecall(ctx.root, query, options, results);
   return results;
 }
 
-/** Reciprocal rank fusion of ranked lists, then the recency boost, then the deterministic order. */
-export function fuse(lists: ReadonlyArray<readonly Hit[]>, now: Date): SearchResult[] {
+/**
+ * The vector list's weight in the fusion, relative to full text. Measured on LoCoMo (docs/benchmarks.md):
+ * equal weights let weak vector neighbours push exact full-text matches out of the top 10.
+ */
+export const DEFAULT_VECTOR_WEIGHT = 0.5;
+
+function vectorWeight(options: SearchOptions): number {
+  const fromEnv = Number(process.env.VAULTKEEPER_VECTOR_WEIGHT);
+  return options.vectorWeight ?? (Number.isFinite(fromEnv) && process.env.VAULTKEEPER_VECTOR_WEIGHT !== undefined ? fromEnv : DEFAULT_VECTOR_WEIGHT);
+}
+
+/** Weighted reciprocal rank fusion of ranked lists, then the recency boost, then the deterministic order. */
+export function fuse(lists: ReadonlyArray<readonly Hit[]>, now: Date, weights: readonly number[] = []): SearchResult[] {
   const byKey = new Map<string, { hit: Hit; score: number }>();
-  for (const list of lists) {
+  for (const [which, list] of lists.entries()) {
+    const weight = weights[which] ?? 1;
     let rank = 0;
     list.forEach((hit, index) => {
       // Equal scores share a rank, so ties are broken by the documented order, not by storage order.
       if (index === 0 || Math.abs(hit.raw - list[index - 1]!.raw) > 1e-9) rank = index;
       const entry = byKey.get(hit.key) ?? { hit, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
+      entry.score += weight / (RRF_K + rank + 1);
       byKey.set(hit.key, entry);
     });
   }

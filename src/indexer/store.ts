@@ -27,7 +27,7 @@ const COLUMNS = [
   'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content',
 ] as const;
 
-/** Flat vector search is fine to about this many rows; beyond it an HNSW index keeps search fast. */
+/** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
 
 async function lance(): Promise<typeof Lance> {
@@ -118,8 +118,12 @@ export class IndexStore {
     await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     if (this.dimensions === null || (await this.table.countRows()) < VECTOR_INDEX_ROWS) return;
     if (await this.hasVectorIndex()) return;
+    // IVF-flat: measured at 100k rows (docs/benchmarks.md) it builds in seconds where HNSW took
+    // most of a minute, and keeps a query in tens of milliseconds; exact distances, no quantization.
     const { Index } = await lance();
-    await this.table.createIndex('vector', { config: Index.hnswSq({ distanceType: 'cosine' }) });
+    const rows = await this.table.countRows();
+    const numPartitions = Math.min(1024, Math.max(16, Math.round(Math.sqrt(rows) / 2)));
+    await this.table.createIndex('vector', { config: Index.ivfFlat({ distanceType: 'cosine', numPartitions }) });
   }
 
   async hasVectorIndex(): Promise<boolean> {
@@ -133,9 +137,15 @@ export class IndexStore {
     return stats.fragmentStats.numFragments;
   }
 
+  /** A handle kept open across searches picks up a table another process created since. */
+  private async current(): Promise<Table | null> {
+    if (this.table === null && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
+    return this.table;
+  }
+
   async fullText(query: string, where: string | null, limit: number): Promise<Hit[]> {
-    if (this.table === null || query.trim() === '') return [];
-    let q = this.table.query().fullTextSearch(query, { columns: ['content'] }).select([...COLUMNS, '_score']).limit(limit);
+    if ((await this.current()) === null || query.trim() === '') return [];
+    let q = this.table!.query().fullTextSearch(query, { columns: ['content'] }).select([...COLUMNS, '_score']).limit(limit);
     if (where !== null) q = q.where(where);
     // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
     const hits = (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
@@ -143,8 +153,8 @@ export class IndexStore {
   }
 
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
-    if (this.table === null || this.dimensions === null) return [];
-    let q = this.table.query().nearestTo(vector).distanceType('cosine').select([...COLUMNS, '_distance']).limit(limit);
+    if ((await this.current()) === null || this.dimensions === null) return [];
+    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select([...COLUMNS, '_distance']).limit(limit);
     if (where !== null) q = q.where(where);
     return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._distance)));
   }

@@ -9,6 +9,7 @@ import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
+import type { IndexStore as IndexStoreType } from '../indexer/store.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
@@ -27,6 +28,7 @@ export interface VaultSearchOptions extends SearchOptions {
 
 export class Vault {
   private embedder: Promise<CachedEmbedder | null> | undefined;
+  private store: Promise<IndexStoreType> | undefined;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -84,6 +86,13 @@ export class Vault {
     return this.embedder;
   }
 
+  /** Releases what searches keep open (the index handle). */
+  async close(): Promise<void> {
+    const store = this.store;
+    this.store = undefined;
+    (await store?.catch(() => null))?.close();
+  }
+
   async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
     const { reindex } = await import('../indexer/reindex.js');
     const embedder = await this.loadEmbedder(options.onNote);
@@ -107,19 +116,28 @@ export class Vault {
       }
     }
     const embedder = await this.loadEmbedder(options.onNote);
+    // The store stays open across searches (opening costs tens of ms); it sees other processes' writes.
     const run = async (): Promise<SearchResult[]> => {
-      const store = await IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
-      try {
-        // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
-        return await search(this.ctx, store, embedder?.uncached ?? null, query, options);
-      } finally {
-        store.close();
-      }
+      this.store ??= IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
+      // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
+      return search(this.ctx, await this.store, embedder?.uncached ?? null, query, options);
+    };
+    const reopen = async (): Promise<void> => {
+      const stale = this.store;
+      this.store = undefined;
+      (await stale?.catch(() => null))?.close();
     };
     try {
       return await run();
     } catch (error) {
       if (error instanceof VaultkeeperError) throw error;
+      await reopen();
+      try {
+        return await run(); // a table rebuilt by another indexer needs a fresh handle
+      } catch (again) {
+        if (again instanceof VaultkeeperError) throw again;
+        await reopen();
+      }
       // The index is a projection: when it cannot be read, rebuild it from the files and search again.
       options.onNote?.(`the index could not be searched (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); rebuilding it`);
       await this.reindex({ clear: true, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });

@@ -72,5 +72,6 @@ export async function run(target: string | undefined): Promise<void> {
   const report = await vault.doctor();
   printLine(report.ok ? 'healthy' : `${plural(report.problems.length, 'problem')}: ${report.problems.map((p) => p.code).join(', ')}`);
 
+  await vault.close();
   printLine(`\nThe demo vault is in ${root}\nTry: npx vaultkeeper --vault ${root} remember "Likes green tea" -c preference`);
 }

@@ -27,6 +27,7 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     archived: opts.archived ?? false,
     onNote: (message) => note(`vaultkeeper: ${message}`),
   });
+  await vault.close();
   if (opts.json) {
     printJson({ query, results });
     return;
