@@ -92,6 +92,14 @@ function build(): Command {
     .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
 
   program
+    .command('ingest')
+    .description('extract facts from agent transcripts (Claude Code JSONL, OpenAI message JSON, text or markdown chats)')
+    .argument('<files...>', 'transcript files (a folder stands for the transcripts in it)')
+    .option('--offline', 'use the offline rules even when an LLM is configured')
+    .option('--json', 'print the result as JSON')
+    .action(async (files: string[], opts, command: Command) => (await import('./commands/ingest.js')).run(files, opts, globals(command)));
+
+  program
     .command('watch')
     .description('keep the index current while files change (foreground; Ctrl-C stops)')
     .option('--debounce <ms>', 'wait this long after the last change (default 300)', parsePositiveInt)

@@ -104,6 +104,23 @@ export const ConfigSchema = z
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),
+    extract: z
+      .strictObject({
+        sessions: z
+          .array(z.string().min(1))
+          .default(['~/.claude/projects/**/*.jsonl'])
+          .describe('Globs of agent transcripts the daemon\'s session watcher follows (~ is the home folder; relative globs are relative to the vault). Default: Claude Code\'s sessions.'),
+        idle_minutes: z.number().min(0).default(10).describe('Minutes a transcript must go unchanged before its session counts as ended and is extracted.'),
+        min_confidence: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.6)
+          .describe('LLM-extracted facts whose confidence (0 to 1) is below this are dropped.'),
+        max_turns_per_call: z.number().int().min(1).max(200).default(20).describe('Most transcript turns sent to the LLM in one extraction call.'),
+      })
+      .prefault({})
+      .describe('Turning agent transcripts into facts (`vaultkeeper ingest` and the daemon\'s session watcher).'),
     llm: z
       .strictObject({
         base_url: z.url().nullable().default(null).describe('OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1. null: no LLM, offline consolidator.'),
@@ -120,8 +137,43 @@ export const ConfigSchema = z
           .int()
           .min(1)
           .default(200000)
-          .describe('Most tokens (prompt plus completion, as the server reports them) one dream run may use; past it the run fails and is rolled back.'),
-        timeout_s: z.number().min(1).default(120).describe('Seconds one model call may take before it is retried (twice) and then fails.'),
+          .describe(
+            'Most tokens (prompt plus completion, as the server reports them) one run of a job may use (a dream run, an extraction); past it a dream run fails and is rolled back, and further calls of the run are refused.',
+          ),
+        max_tokens_per_day: z
+          .number()
+          .int()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe('Most tokens all LLM calls together may use in one day of the vault\'s time zone; over it calls are refused until local midnight. null: no daily cap.'),
+        max_cost_per_day: z
+          .number()
+          .positive()
+          .nullable()
+          .default(null)
+          .describe('Most cost (in the currency of llm.prices) all LLM calls together may run up in one day of the vault\'s time zone; needs llm.prices. null: no cost cap.'),
+        prices: z
+          .strictObject({
+            input_per_million: z.number().min(0).describe('Price of one million prompt tokens.'),
+            output_per_million: z.number().min(0).describe('Price of one million completion tokens.'),
+          })
+          .nullable()
+          .default(null)
+          .describe('Prices of the model, to count the cost of each call. null: cost is not counted.'),
+        concurrency: z.number().int().min(1).max(16).default(1).describe('LLM calls in flight at once; the rest wait their turn in one queue.'),
+        max_attempts: z
+          .number()
+          .int()
+          .min(1)
+          .max(10)
+          .default(4)
+          .describe('Tries of one call (the first and its retries) after a timeout, a connection error, HTTP 408, 409, 429 or 5xx, or a malformed reply, with a backoff shared by all calls that honours Retry-After.'),
+        fallback: z
+          .enum(['offline', 'wait'])
+          .default('offline')
+          .describe('What LLM jobs do when a cap is reached or the endpoint cannot be reached: "offline" runs the offline consolidator (or rule-based extraction) instead, "wait" holds them until the cap resets or the endpoint answers.'),
+        timeout_s: z.number().min(1).default(120).describe('Seconds one model call may take before it is retried (up to llm.max_attempts tries in all) and then fails.'),
         temperature: z
           .number()
           .min(0)
@@ -130,8 +182,12 @@ export const ConfigSchema = z
           .default(null)
           .describe("Sampling temperature sent with each call. null: the server's default (some models accept no other)."),
       })
+      .refine((llm) => llm.max_cost_per_day === null || llm.prices !== null, {
+        path: ['max_cost_per_day'],
+        message: 'a cost cap needs prices: set llm.prices.input_per_million and llm.prices.output_per_million, or remove llm.max_cost_per_day',
+      })
       .prefault({})
-      .describe('The LLM used by the dream agent and extraction.'),
+      .describe('The LLM used by the dream agent, extraction, digests and promotion; every call goes through one executor (a queue, shared backoff, caps).'),
   })
   .describe('vaultkeeper vault configuration (.vaultkeeper/config.yaml)');
 

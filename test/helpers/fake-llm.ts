@@ -2,8 +2,8 @@
  * A scripted OpenAI-compatible chat server on 127.0.0.1 that plays the model (the network edge is the
  * only fake, so the real openai client runs). Each request to /v1/chat/completions takes the next step
  * of the script, a reply or a function of the request (the messages so far) returning one: tool calls,
- * text, an HTTP error status, a malformed body, with an optional delay. Every request is recorded, and
- * each reply reports `usage` tokens.
+ * text, an HTTP error status, a malformed body, with an optional delay. Every request is recorded (and
+ * the peak of requests answered at once), and each reply reports `usage` tokens.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,7 +64,8 @@ export type Reply =
       usage?: Usage | null;
     })
   | (Common & { text: string; usage?: Usage | null })
-  | (Common & { status: number; message?: string; headers?: Record<string, string> })
+  /** An HTTP error; `headers` add to (or, given null, drop) the default `retry-after-ms: 5`. */
+  | (Common & { status: number; message?: string; headers?: Record<string, string | null> })
   | (Common & { raw: string; status?: number; contentType?: string });
 
 export type Step = Reply | ((request: ChatRequest) => Reply);
@@ -78,6 +79,8 @@ export interface FakeLlm {
   /** Base URL to configure, e.g. http://127.0.0.1:PORT/v1 */
   readonly baseUrl: string;
   readonly requests: ChatRequest[];
+  /** The most requests the server was answering at one time. */
+  readonly peakInFlight: number;
   close(): Promise<void>;
 }
 
@@ -150,12 +153,17 @@ function completion(reply: Extract<Reply, { toolCalls: unknown } | { text: strin
 
 export async function startFakeLlm(script: readonly Step[], options: FakeLlmOptions = {}): Promise<FakeLlm> {
   const requests: ChatRequest[] = [];
+  let inFlight = 0;
+  let peakInFlight = 0;
   const fallback: Step = options.fallback ?? { status: 400, message: `the fake model's script ran out after ${script.length} steps` };
   const http = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (raw += chunk));
     req.on('end', () => {
+      inFlight++;
+      peakInFlight = Math.max(peakInFlight, inFlight);
+      res.once('close', () => inFlight--);
       const index = requests.length;
       let body: ChatRequest['body'];
       try {
@@ -165,9 +173,10 @@ export async function startFakeLlm(script: readonly Step[], options: FakeLlmOpti
       }
       const request: ChatRequest = { index, method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
       requests.push(request);
-      const send = (status: number, payload: string, headers: Record<string, string> = {}): void => {
+      const send = (status: number, payload: string, headers: Record<string, string | null> = {}): void => {
         if (res.destroyed || res.writableEnded) return;
-        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        const all = Object.entries({ 'content-type': 'application/json', ...headers }).filter((entry): entry is [string, string] => entry[1] !== null);
+        res.writeHead(status, Object.fromEntries(all));
         res.end(payload);
       };
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
@@ -206,6 +215,9 @@ export async function startFakeLlm(script: readonly Step[], options: FakeLlmOpti
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get peakInFlight() {
+      return peakInFlight;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

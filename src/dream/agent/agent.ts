@@ -3,14 +3,17 @@
  * with the whitelisted file tools as its only way to act. Each model turn's tool calls run one by one and
  * their results go back to the model; the run ends when `finish` succeeds, and fails, with a typed error
  * the runner answers by rolling back, when the step or token budget runs out, the endpoint keeps failing
- * or the run is aborted. A malformed reply or tool call never crashes the loop. Everything sent and
- * received is logged to `.vaultkeeper/runs/<run>.jsonl`, never the key.
+ * or the run is aborted. A malformed reply or tool call never crashes the loop. Every model call goes
+ * through the LLM executor (queue, shared backoff, caps, usage counters): the daemon's when it passes
+ * one, else a private one. Everything sent and received is logged to `.vaultkeeper/runs/<run>.jsonl`,
+ * never the key.
  */
-import type * as OpenAISdk from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import { errorMessage, VaultkeeperError } from '../../core/errors.js';
+import { LlmResponseError } from '../../llm/errors.js';
+import { createExecutor, type LlmExecutor } from '../../llm/executor.js';
 import type { ConsolidationInput, ConsolidationResult, Consolidator, DreamEvent } from '../consolidator.js';
 import { createToolbox, DEFAULT_TOOL_LIMITS, type Toolbox, type ToolLimits, type ToolResult } from '../tools/tools.js';
 import { buildPrompt } from './prompt.js';
@@ -21,7 +24,9 @@ export type LlmSettings = Config['llm'];
 export interface LlmConsolidatorOptions {
   /** Limits of the file tools (page size, bytes a run may write); their defaults otherwise. */
   toolLimits?: Partial<ToolLimits>;
-  /** Retries of one call after a timeout, 408, 409, 429 or 5xx, with the SDK's backoff (honouring Retry-After). Default 2. */
+  /** The executor every model call goes through (the daemon's); without one the run makes a private one. */
+  executor?: LlmExecutor;
+  /** Without `executor`: retries of one call after a timeout, 408, 409, 429 or 5xx (honouring Retry-After). Default 2. */
   maxRetries?: number;
   /** Malformed replies in a row (no choices, a body that is not JSON) before the run fails. Default 3. */
   maxMalformedReplies?: number;
@@ -43,8 +48,6 @@ export class LlmRunError extends VaultkeeperError {
   }
 }
 
-// The SDK refuses to start without a key; keyless local servers ignore whatever is sent.
-const PLACEHOLDER_KEY = 'vaultkeeper-no-key';
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_MAX_MALFORMED = 3;
 /** Turns left, or share of the token budget used, at which the model is told to wrap up (once). */
@@ -105,9 +108,10 @@ interface Reply {
 
 interface AgentSetup {
   settings: LlmSettings;
+  env: NodeJS.ProcessEnv;
+  executor: LlmExecutor | undefined;
   baseUrl: string;
   model: string;
-  apiKey: string;
   secrets: string[];
   maxRetries: number;
   maxMalformed: number;
@@ -128,9 +132,10 @@ export function createLlmConsolidator(settings: LlmSettings, env: NodeJS.Process
   const hasKey = key !== undefined && key !== '';
   const setup: AgentSetup = {
     settings,
+    env,
+    executor: options.executor,
     baseUrl: settings.base_url,
     model: settings.model,
-    apiKey: hasKey ? key : PLACEHOLDER_KEY,
     secrets: hasKey ? [key] : [],
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxMalformed: Math.max(1, options.maxMalformedReplies ?? DEFAULT_MAX_MALFORMED),
@@ -164,14 +169,7 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
   const { settings, model } = setup;
   const toolbox = createToolbox({ root: input.root, batchDates: input.dates, search: input.search, limits: setup.toolLimits });
   const prompt = await buildPrompt(input);
-  const sdk = await import('openai');
-  const client = new sdk.OpenAI({
-    apiKey: setup.apiKey,
-    baseURL: setup.baseUrl,
-    timeout: settings.timeout_s * 1000,
-    maxRetries: setup.maxRetries,
-    logLevel: 'off',
-  });
+  const executor = setup.executor ?? (await createExecutor({ settings, env: setup.env, root: input.vaultRoot, maxAttempts: setup.maxRetries + 1 }));
   await log.write('start', {
     run: input.run,
     model,
@@ -212,7 +210,8 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
     let body: unknown;
     let transportProblem: string | null = null;
     try {
-      body = await client.chat.completions.create(
+      body = await executor.chat(
+        'dream',
         {
           model,
           messages,
@@ -220,13 +219,15 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
           tool_choice: 'auto',
           ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
         },
-        { signal: input.signal },
+        // The loop counts malformed replies in a row itself, so the executor hands each one back.
+        { signal: input.signal, run: input.run, retryMalformed: false },
       );
     } catch (error) {
-      if (input.signal.aborted || error instanceof sdk.APIUserAbortError) throw abortError(input.signal, usage, error);
-      if (error instanceof sdk.APIError) throw requestFailed(error, sdk, setup, usage);
-      // Anything else is a body the SDK could not parse: a malformed reply, not a dead endpoint.
-      transportProblem = `the reply could not be read: ${errorMessage(error)}`;
+      if (input.signal.aborted) throw abortError(input.signal, usage, error);
+      if (!(error instanceof LlmResponseError)) throw executorFailed(error, usage);
+      // A malformed reply, not a dead endpoint.
+      transportProblem = error.problem;
+      body = error.body;
     }
     usage.calls++;
 
@@ -420,33 +421,10 @@ function abortError(signal: AbortSignal, usage: LlmUsage, cause?: unknown): Vaul
   });
 }
 
-function requestFailed(error: OpenAISdk.APIError, sdk: typeof OpenAISdk, setup: AgentSetup, usage: LlmUsage): LlmRunError {
-  const { baseUrl, model, settings } = setup;
-  const prefix = `the model request to ${baseUrl} failed`;
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new LlmRunError('VK_LLM_REQUEST', `${prefix}: no answer within ${settings.timeout_s}s (llm.timeout_s), in ${setup.maxRetries + 1} ${setup.maxRetries === 0 ? 'try' : 'tries'}`, usage, {
-      hint: 'raise llm.timeout_s, or use a faster model or server',
-      cause: error,
-    });
-  }
-  if (error instanceof sdk.APIConnectionError || typeof error.status !== 'number') {
-    return new LlmRunError('VK_LLM_REQUEST', `${prefix}: ${errorMessage(error)}`, usage, {
-      hint: `check that the server at ${baseUrl} is running and reachable`,
-      cause: error,
-    });
-  }
-  const status = error.status;
-  const hint =
-    status === 401 || status === 403
-      ? `check the API key in ${settings.api_key_env}`
-      : status === 404
-        ? `check llm.model ("${model}") and llm.base_url (it usually ends in /v1)`
-        : status === 400 || status === 422
-          ? `check that llm.model ("${model}") supports tool calling`
-          : status === 429 || status >= 500
-            ? `the server is busy or failing (still after ${setup.maxRetries} retries); try again later`
-            : 'check the llm settings';
-  return new LlmRunError('VK_LLM_REQUEST', `${prefix} with HTTP ${status}: ${errorMessage(error)}`, usage, { hint, cause: error });
+/** The executor's errors (VK_LLM_REQUEST, VK_LLM_CAP, …) keep their code and hint, and carry what the run spent. */
+function executorFailed(error: unknown, usage: LlmUsage): VaultkeeperError {
+  if (!(error instanceof VaultkeeperError)) return asRunError(error, usage);
+  return new LlmRunError(error.code, error.message, usage, { ...(error.hint === undefined ? {} : { hint: error.hint }), cause: error });
 }
 
 function asRunError(error: unknown, usage: LlmUsage): VaultkeeperError {

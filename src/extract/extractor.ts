@@ -1,0 +1,75 @@
+/**
+ * The extractor a run uses: the LLM when one is configured (or a chat function is given), else the
+ * rules. A reply the LLM botches falls back to the rules for its turns, so a turn is never just lost.
+ */
+import type { VaultContext } from '../vault/context.js';
+import type { DatedCandidate, ExtractedFact } from './extracted.js';
+import { extractWithLlm, openAiChat, type ChatFn } from './llm.js';
+import { extractByRules } from './rules.js';
+
+export interface ExtractorOptions {
+  /** Use the rules even when an LLM is configured. */
+  offline?: boolean | undefined;
+  /** The chat function to call instead of the configured endpoint (the daemon's LLM executor). */
+  chat?: ChatFn | undefined;
+}
+
+export interface ExtractionCounts {
+  llm_calls: number;
+  tokens: number;
+  /** Replies that were not the JSON asked for (their turns went through the rules instead). */
+  invalid_replies: number;
+  /** Items of replies that were not facts. */
+  invalid_facts: number;
+  /** Facts dropped below `extract.min_confidence`. */
+  low_confidence: number;
+}
+
+export interface Extraction extends ExtractionCounts {
+  facts: ExtractedFact[];
+}
+
+export interface Extractor {
+  readonly mode: 'llm' | 'rules';
+  extract(candidates: readonly DatedCandidate[]): Promise<Extraction>;
+}
+
+export const emptyCounts = (): ExtractionCounts => ({ llm_calls: 0, tokens: 0, invalid_replies: 0, invalid_facts: 0, low_confidence: 0 });
+
+export function addCounts(into: ExtractionCounts, from: ExtractionCounts): void {
+  into.llm_calls += from.llm_calls;
+  into.tokens += from.tokens;
+  into.invalid_replies += from.invalid_replies;
+  into.invalid_facts += from.invalid_facts;
+  into.low_confidence += from.low_confidence;
+}
+
+export function createExtractor(ctx: VaultContext, options: ExtractorOptions = {}): Extractor {
+  const rules = (candidates: readonly DatedCandidate[]): ExtractedFact[] => candidates.flatMap((c) => extractByRules(c, ctx.timeZone));
+  if (options.offline === true || (options.chat === undefined && ctx.config.llm.base_url === null)) {
+    return { mode: 'rules', extract: async (candidates) => ({ ...emptyCounts(), facts: rules(candidates) }) };
+  }
+  const chat = options.chat ?? openAiChat(ctx.config.llm, ctx.env);
+  const { max_turns_per_call: perCall, min_confidence: minConfidence } = ctx.config.extract;
+  return {
+    mode: 'llm',
+    async extract(candidates) {
+      const result: Extraction = { ...emptyCounts(), facts: [] };
+      for (let start = 0; start < candidates.length; start += perCall) {
+        const chunk = candidates.slice(start, start + perCall);
+        const reply = await extractWithLlm(chunk, { chat, timeZone: ctx.timeZone, minConfidence });
+        result.llm_calls++;
+        result.tokens += reply.tokens;
+        result.invalid_facts += reply.invalidFacts;
+        result.low_confidence += reply.lowConfidence;
+        if (reply.facts === null) {
+          result.invalid_replies++;
+          result.facts.push(...rules(chunk));
+        } else {
+          result.facts.push(...reply.facts);
+        }
+      }
+      return result;
+    },
+  };
+}
