@@ -139,6 +139,32 @@ function build(): Command {
     .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
     .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
 
+  const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
+  daemon
+    .command('start')
+    .description('run the daemon (foreground; --background detaches)')
+    .option('--background', 'detach, write .vaultkeeper/daemon.pid, print the pid and the log path')
+    .option('--json', 'print the result as JSON (with --background)')
+    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).start(opts, globals(command)));
+  daemon
+    .command('stop')
+    .description('stop the daemon: SIGTERM, then SIGKILL after 10 s')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).stop(opts, globals(command)));
+  daemon
+    .command('status')
+    .description('the same as `vaultkeeper status`')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
+  daemon
+    .command('log')
+    .description("pretty-print the daemon's log (.vaultkeeper/daemon.log)")
+    .option('--tail <n>', 'the last N entries (default 50)', parsePositiveInt)
+    .option('--job <job>', 'only this job (index, dream, extract, digest, health, llm)')
+    .option('--follow', 'keep printing new entries')
+    .option('--json', 'print entries as JSON lines')
+    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).log(opts, globals(command)));
+
   program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')

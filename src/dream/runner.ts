@@ -13,6 +13,7 @@ import { commitPaths, uncommittedChanges } from '../git/audit.js';
 import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
+import type { LlmExecutor } from '../llm/executor.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
@@ -30,6 +31,8 @@ export interface DreamOptions {
   offline?: boolean;
   now?: Date;
   onEvent?: (event: DreamEvent) => void;
+  /** The daemon's LLM executor: every model call of the run goes through it (its queue, backoff, caps). */
+  executor?: LlmExecutor;
 }
 
 export interface DreamDeps {
@@ -89,11 +92,11 @@ class CheckFailed extends Error {
   }
 }
 
-export async function chooseConsolidator(ctx: VaultContext, offline: boolean): Promise<Consolidator> {
+export async function chooseConsolidator(ctx: VaultContext, offline: boolean, executor?: LlmExecutor): Promise<Consolidator> {
   const { llm } = ctx.config;
   if (!offline && llm.base_url !== null && llm.model !== null) {
     const { createLlmConsolidator } = await import('./agent/agent.js');
-    return createLlmConsolidator(llm, ctx.env, {});
+    return createLlmConsolidator(llm, ctx.env, executor === undefined ? {} : { executor });
   }
   const { createOfflineConsolidator } = await import('./offline.js');
   return createOfflineConsolidator();
@@ -202,7 +205,7 @@ interface RunInput {
 
 /** Runs the consolidator under the run's time limit; any failure of it is a failed run, never a crash. */
 async function consolidate(ctx: VaultContext, options: DreamOptions, deps: DreamDeps, input: RunInput, result: DreamResult): Promise<ConsolidationResult> {
-  const consolidator = await chooseConsolidator(ctx, options.offline ?? false);
+  const consolidator = await chooseConsolidator(ctx, options.offline ?? false, options.executor);
   result.consolidator = consolidator.name;
   input.emit({ type: 'step', message: `consolidating with the ${consolidator.name} consolidator` });
   const controller = new AbortController();

@@ -10,6 +10,7 @@ import { readJournal } from '../dream/journal.js';
 import { readDreamState } from '../dream/state.js';
 import { manifestRowCount, readManifest } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
+import { runningDaemon } from '../daemon/pidfile.js';
 import type { VaultContext } from './context.js';
 
 export interface VaultStatus {
@@ -38,11 +39,12 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     for (const entry of Object.values(manifest.files)) for (const key of Object.keys(entry.rows)) kinds[key.charAt(0) as 'f' | 'p' | 'c']++;
     index = { rows: manifestRowCount(manifest), facts: kinds.f, pages: kinds.p, core: kinds.c, embedder: manifest.embedder, dirty: manifest.dirty };
   }
-  // The daemon (a later stage) writes status.json; until then it is simply not running.
+  // The daemon writes status.json after each tick; its PID file says whether it still runs (identity-checked).
   const daemonStatus = await readFile(path.join(ctx.root, '.vaultkeeper/status.json'), 'utf8')
     .then((text) => JSON.parse(text) as { pid?: number; jobs?: Record<string, unknown>; llm?: Record<string, unknown> })
     .catch(() => null);
-  const pid = typeof daemonStatus?.pid === 'number' && isAlive(daemonStatus.pid) ? daemonStatus.pid : null;
+  const running = await runningDaemon(ctx.root);
+  const pid = running?.pid ?? null;
   return {
     vault: ctx.root,
     watermark: journal.watermark,
@@ -53,16 +55,7 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     dream: { last_attempt_at: state.last_attempt_at, last_run: state.last_run, last_status: state.last_status },
     index,
     daemon: { running: pid !== null, pid },
-    jobs: pid !== null ? (daemonStatus?.jobs ?? {}) : {},
+    jobs: daemonStatus?.jobs ?? {},
     llm: daemonStatus?.llm ?? {},
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

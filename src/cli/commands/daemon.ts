@@ -1,0 +1,86 @@
+/** `vaultkeeper daemon start|stop|status|log`: the daemon's lifecycle, as a person or a service manager drives it. */
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VaultkeeperError } from '../../core/errors.js';
+import { formatEntry, LOG_FILE, readLogEntries } from '../../daemon/log.js';
+import { processStartTime, removePidFile, runningDaemon } from '../../daemon/pidfile.js';
+import { locateVault } from '../../vault/locate.js';
+import type { GlobalOptions } from '../main.js';
+import { note, printJson, printLine } from '../output.js';
+
+const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+
+export async function start(opts: { background?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
+  const root = locateVault({ vault: globals.vault });
+  if (!opts.background) {
+    const { runDaemon } = await import('../../daemon/daemon.js');
+    process.exitCode = await runDaemon({ root, echo: true });
+    return;
+  }
+  const running = await runningDaemon(root);
+  if (running !== null) throw new VaultkeeperError('VK_DAEMON_RUNNING', `a daemon already runs for this vault (pid ${running.pid})`, { hint: 'stop it with `vaultkeeper daemon stop`' });
+  // Its own stdout/stderr go to daemon.out (crashes before the logger opens); its log is daemon.log.
+  const out = openSync(path.join(root, '.vaultkeeper/daemon.out'), 'a');
+  const child = spawn(process.execPath, [MAIN, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  child.unref();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const record = await runningDaemon(root);
+    if (record !== null && record.pid === child.pid) {
+      const log = path.join(root, LOG_FILE);
+      if (opts.json) printJson({ pid: record.pid, log });
+      else printLine(`daemon started (pid ${record.pid}); log: ${log}`);
+      return;
+    }
+    if (child.exitCode !== null || Date.now() > deadline || (child.pid !== undefined && processStartTime(child.pid) === null)) {
+      throw new VaultkeeperError('VK_DAEMON_START', 'the daemon did not start', { hint: `see ${path.join(root, '.vaultkeeper/daemon.out')} and \`vaultkeeper daemon log\`` });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function stop(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {
+  const root = locateVault({ vault: globals.vault });
+  const running = await runningDaemon(root);
+  if (running === null) {
+    await removePidFile(root); // a stale one, if any
+    if (opts.json) printJson({ stopped: false, reason: 'not running' });
+    else printLine('no daemon is running for this vault');
+    return;
+  }
+  process.kill(running.pid, 'SIGTERM');
+  const alive = (): boolean => processStartTime(running.pid) === running.started;
+  let killed = false;
+  for (const deadline = Date.now() + 10_000; alive(); ) {
+    if (Date.now() > deadline) {
+      note(`vaultkeeper: pid ${running.pid} did not stop within 10 s; sending SIGKILL`);
+      process.kill(running.pid, 'SIGKILL');
+      killed = true;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await removePidFile(root, running.pid);
+  if (opts.json) printJson({ stopped: true, pid: running.pid, killed });
+  else printLine(`daemon stopped (pid ${running.pid})${killed ? ' by SIGKILL' : ''}`);
+}
+
+export async function log(opts: { tail?: number; job?: string; follow?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
+  const root = locateVault({ vault: globals.vault });
+  let shown = await readLogEntries(root, { tail: opts.tail ?? 50, ...(opts.job === undefined ? {} : { job: opts.job }) });
+  const print = (entries: typeof shown): void => {
+    for (const entry of entries) printLine(opts.json ? JSON.stringify(entry) : formatEntry(entry));
+  };
+  print(shown);
+  if (!opts.follow) return;
+  let seen = (await readLogEntries(root)).length;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const all = await readLogEntries(root);
+    shown = all.slice(seen).filter((e) => opts.job === undefined || e.job === opts.job);
+    seen = all.length;
+    print(shown);
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The daemon (DESIGN §8): one long-running process per vault. It keeps the index current (a watcher
+ * plus a periodic reconcile), dreams when the gate opens, extracts facts from agent sessions, writes
+ * digests and health snapshots, and can always say what it did and why (status.json, daemon.log).
+ * Every LLM call goes through one executor. SIGTERM/SIGINT finish or abort the current job; SIGHUP
+ * reloads the config; SIGUSR1 dreams now.
+ */
+import { writeFile, rename, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { localStamp } from '../core/clock.js';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import type { ChatFn } from '../extract/llm.js';
+import { watchVault, type VaultWatcher } from '../indexer/watch.js';
+import type { LlmExecutor } from '../llm/executor.js';
+import { openVault, type Vault } from '../vault/vault.js';
+import { recordHealth } from './jobs/health.js';
+import { writeDigests } from './jobs/digest.js';
+import { openLogger, type DaemonLogger } from './log.js';
+import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
+import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
+
+export const STATUS_FILE = '.vaultkeeper/status.json';
+const MINUTE = 60_000;
+/** The longest the loop sleeps between ticks, so time-based jobs are never late by more than this. */
+const MAX_SLEEP_MS = MINUTE;
+
+export interface DaemonOptions {
+  root: string;
+  env?: NodeJS.ProcessEnv;
+  /** Also print log lines to stderr (foreground runs). */
+  echo?: boolean;
+}
+
+interface Running {
+  vault: Vault;
+  executor: LlmExecutor | null;
+  note: string | null;
+}
+
+/** Runs until SIGTERM/SIGINT; resolves with the exit code. */
+export async function runDaemon(options: DaemonOptions): Promise<number> {
+  const root = options.root;
+  const env = options.env ?? process.env;
+  const other = await runningDaemon(root);
+  if (other !== null) {
+    throw new VaultkeeperError('VK_DAEMON_RUNNING', `a daemon already runs for this vault (pid ${other.pid})`, { hint: 'see `vaultkeeper status`, or stop it with `vaultkeeper daemon stop`' });
+  }
+  await mkdir(path.join(root, '.vaultkeeper/locks'), { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    // Held for the daemon's life: two daemons started at the same moment cannot both pass.
+    release = await lockfile.lock(path.join(root, '.vaultkeeper/locks/daemon'), { realpath: false, stale: 15_000, update: 5_000, lockfilePath: path.join(root, '.vaultkeeper/locks/daemon.lock') });
+  } catch {
+    throw new VaultkeeperError('VK_DAEMON_RUNNING', 'another daemon is starting or running for this vault', { hint: 'see `vaultkeeper status`' });
+  }
+  const logger = openLogger(root, options.echo ? { echo: (line) => process.stderr.write(`${line}\n`) } : {});
+  const pid = await writePidFile(root, logger.file);
+  const stop = new AbortController();
+  const events: string[] = [];
+  let wake: (() => void) | null = null;
+  const poke = (): void => {
+    wake?.();
+  };
+
+  const state: Running = await load(root, env, logger);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP') {
+      logger.log('info', 'reloading the config (SIGHUP)');
+      void load(root, env, logger).then(
+        async (next) => {
+          await state.vault.close();
+          Object.assign(state, next);
+        },
+        (error: unknown) => logger.log('error', `config reload failed; keeping the old one: ${errorMessage(error)}`),
+      );
+      return;
+    }
+    if (signal === 'SIGUSR1') {
+      logger.log('info', 'dream requested (SIGUSR1)');
+      events.push('sigusr1');
+      poke();
+      return;
+    }
+    if (!stop.signal.aborted) logger.log('info', `stopping (${signal}): the current job finishes or aborts`);
+    stop.abort();
+    poke();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.on(signal, onSignal);
+
+  let lastWrite: Date | null = null;
+  let watcher: VaultWatcher | null = null;
+  try {
+    const scheduler = await createScheduler({
+      root,
+      jobs: jobs(state, logger),
+      timeZone: state.vault.ctx.timeZone,
+      lastWriteAt: () => lastWrite,
+    });
+    if (scheduler.loadProblem !== null) logger.log('warn', `jobs.json was unreadable and starts afresh: ${scheduler.loadProblem}`);
+    logger.log('info', `started (pid ${pid.pid}) for ${root}`, { llm: state.note ?? 'none' });
+    watcher = watchVault(root, () => state.vault.reindex(), {
+      onIndexed: (changed) => {
+        lastWrite = new Date();
+        logger.log('info', `indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`, { job: 'index' });
+      },
+      onError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
+    });
+    await watcher.ready;
+    await writeStatus(root, pid.pid, pid.started_at, scheduler, state, []);
+
+    while (!stop.signal.aborted) {
+      const now = new Date();
+      const entries = await scheduler.tick(now, { events: events.splice(0), signal: stop.signal });
+      for (const entry of entries) logEntry(logger, entry);
+      await writeStatus(root, pid.pid, pid.started_at, scheduler, state, entries);
+      if (stop.signal.aborted) break;
+      const next = scheduler.nextWakeAt();
+      const sleep = Math.max(50, Math.min(MAX_SLEEP_MS, next === null ? MAX_SLEEP_MS : next.getTime() - Date.now()));
+      if (events.length === 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, sleep);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+    logger.log('info', 'stopped');
+    return 0;
+  } finally {
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.off(signal, onSignal);
+    await watcher?.close().catch(() => undefined);
+    await state.vault.close().catch(() => undefined);
+    await removePidFile(root, pid.pid);
+    await release().catch(() => undefined);
+  }
+}
+
+/** The vault and the LLM executor for the current config; says plainly when the LLM cannot be reached. */
+async function load(root: string, env: NodeJS.ProcessEnv, logger: DaemonLogger): Promise<Running> {
+  const vault = await openVault({ vault: root, env });
+  const { llm } = vault.ctx.config;
+  if (llm.base_url === null || llm.model === null) return { vault, executor: null, note: null };
+  const { createExecutor } = await import('../llm/executor.js');
+  const executor = await createExecutor({ settings: llm, env, root, timeZone: vault.ctx.timeZone });
+  const check = await executor.check();
+  logger.log(check.ok ? 'info' : 'warn', `LLM ${llm.model} at ${llm.base_url}: ${check.message}`, { job: 'llm' });
+  if (!check.ok) logger.log('warn', llm.fallback === 'offline' ? 'dreams use the offline consolidator until the LLM answers' : 'LLM jobs wait until the LLM answers', { job: 'llm' });
+  return { vault, executor, note: `${llm.model} (${check.ok ? 'reachable' : 'unreachable'})` };
+}
+
+function jobs(state: Running, logger: DaemonLogger): Job[] {
+  const today = (now: Date): string => localStamp(now, state.vault.ctx.timeZone).date;
+  return [
+    {
+      name: 'index',
+      trigger: { every: 10 * MINUTE },
+      // The watcher indexes changes as they happen; this reconciles what it may have missed (sleep, bursts).
+      run: async () => {
+        const result = await state.vault.reindex();
+        return { summary: `${result.rows} rows; ${result.added} written, ${result.removed} removed` };
+      },
+    },
+    {
+      name: 'dream',
+      trigger: [{ every: 15 * MINUTE }, { event: 'sigusr1' }],
+      run: async (ctx) => {
+        const forced = ctx.reasons.includes('event:sigusr1');
+        let offline = false;
+        if (state.executor !== null) {
+          const spend = state.executor.canSpend('dream');
+          if (!spend.ok) {
+            if (state.vault.ctx.config.llm.fallback === 'wait') return { summary: `waiting: ${spend.message}`, ...(spend.resetsAt ? { nextDueAt: spend.resetsAt } : {}) };
+            logger.log('warn', `${spend.message}; dreaming with the offline consolidator`, { job: 'dream' });
+            offline = true;
+          }
+        }
+        const result = await state.vault.dream({
+          force: forced,
+          offline,
+          now: ctx.now,
+          ...(state.executor === null ? {} : { executor: state.executor }),
+          onEvent: (event) => {
+            if (event.type === 'page') logger.log('info', `${event.action} ${event.path}`, { job: 'dream' });
+          },
+        });
+        if (result.status === 'failed') throw new VaultkeeperError('VK_DREAM_FAILED', result.reason);
+        return { summary: `${result.status}: ${result.reason}` };
+      },
+    },
+    {
+      name: 'extract',
+      trigger: { every: 5 * MINUTE },
+      idleOnly: false,
+      run: async (ctx) => {
+        const { scanSessions } = await import('../extract/sessions.js');
+        const chat = state.executor === null ? undefined : executorChat(state.executor);
+        const result = await scanSessions(state.vault, { now: ctx.now, ...(chat === undefined ? { offline: true } : { chat }) });
+        return { summary: `${result.facts} facts from ${result.sessions.length} sessions` };
+      },
+    },
+    {
+      name: 'digest',
+      trigger: { daily: '23:50' },
+      run: async (ctx) => {
+        const result = await writeDigests(state.vault, today(ctx.now));
+        return { summary: result.written.length === 0 ? 'nothing new' : `wrote ${result.written.join(', ')}` };
+      },
+    },
+    {
+      name: 'health',
+      trigger: { every: 60 * MINUTE },
+      run: async (ctx) => {
+        const snapshot = await recordHealth(state.vault, ctx.now);
+        return { summary: `${snapshot.pending_days} pending days, ${snapshot.problems} problems, ${snapshot.open_conflicts} open conflicts` };
+      },
+    },
+  ];
+}
+
+/** Extraction's chat function, through the executor (its queue, backoff and caps). */
+function executorChat(executor: LlmExecutor): ChatFn {
+  return async (request) => {
+    const reply = await executor.chat('extract', { messages: request.messages });
+    return { content: reply.choices[0]?.message?.content ?? null, tokens: reply.usage?.total_tokens ?? null };
+  };
+}
+
+function logEntry(logger: DaemonLogger, entry: TickEntry): void {
+  if (entry.status === 'ok') logger.log('info', entry.outcome?.summary ?? 'done', { job: entry.job, ms: Math.round(entry.ms), why: entry.reasons.join(',') });
+  else if (entry.status === 'failed') logger.log('error', entry.error, { job: entry.job, retry_at: entry.retry_at });
+  else if (entry.status === 'aborted') logger.log('warn', entry.error, { job: entry.job });
+  else if (entry.status === 'held') logger.log('info', `held while the vault is being written (until ${entry.until})`, { job: entry.job });
+  else logger.log('warn', `its window passed; next at ${entry.next_due_at}`, { job: entry.job });
+}
+
+async function writeStatus(root: string, pid: number, startedAt: string, scheduler: Scheduler, state: Running, entries: TickEntry[]): Promise<void> {
+  const file = path.join(root, STATUS_FILE);
+  const errors = entries.filter((e) => e.status === 'failed').map((e) => ({ job: e.job, error: e.status === 'failed' ? e.error : '' }));
+  const status = {
+    pid,
+    started_at: startedAt,
+    updated_at: new Date().toISOString(),
+    jobs: scheduler.states(),
+    llm: state.executor?.usage() ?? { configured: false },
+    next_wake_at: scheduler.nextWakeAt()?.toISOString() ?? null,
+    last_errors: errors,
+  };
+  await writeFile(`${file}.tmp`, `${JSON.stringify(status, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+}
