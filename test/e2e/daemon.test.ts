@@ -1,0 +1,99 @@
+/** The daemon's lifecycle through real child processes: start, status, double start, SIGUSR1, stop, stale PID files. */
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readJournal } from '../../src/dream/journal.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+const started: string[] = [];
+
+afterEach(async () => {
+  // Never leave a daemon behind, whatever a test did.
+  for (const root of started.splice(0)) await runCli(['--vault', root, 'daemon', 'stop']);
+});
+
+async function vault(): Promise<string> {
+  const root = path.join(await tempDir(), 'vault');
+  await runJson(['init', root]);
+  // No real session folders, full-text only: the daemon touches nothing outside the vault.
+  await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: none\nextract:\n  sessions: []\n');
+  execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
+  await runJson(['--vault', root, 'remember', 'Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-01']);
+  return root;
+}
+
+async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+interface StatusJson {
+  watermark: string | null;
+  daemon: { running: boolean; pid: number | null };
+  jobs: Record<string, { last_result?: string | null }>;
+}
+
+describe('daemon', () => {
+  it('starts in the background, reports status, refuses a second start, dreams on SIGUSR1 and stops', async () => {
+    const root = await vault();
+    const startedJson = await runJson<{ pid: number; log: string }>(['--vault', root, 'daemon', 'start', '--background']);
+    started.push(root);
+    expect(startedJson.log).toBe(path.join(root, '.vaultkeeper/daemon.log'));
+    const pidFile = JSON.parse(await readFile(path.join(root, '.vaultkeeper/daemon.pid'), 'utf8')) as { pid: number };
+    expect(pidFile.pid).toBe(startedJson.pid);
+
+    const status = await until(async () => {
+      const s = await runJson<StatusJson>(['--vault', root, 'status']);
+      return s.jobs.health !== undefined ? s : null;
+    }, 'the first tick');
+    expect(status.daemon).toEqual({ running: true, pid: startedJson.pid });
+    expect(Object.keys(status.jobs).sort()).toEqual(['digest', 'dream', 'extract', 'health', 'index']);
+
+    const second = await runCli(['--vault', root, 'daemon', 'start', '--background']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already runs for this vault \(pid \d+\)/);
+
+    // The gate is closed (min_facts); SIGUSR1 dreams now.
+    expect((await readJournal(root)).watermark).toBeNull();
+    process.kill(startedJson.pid, 'SIGUSR1');
+    await until(async () => (await readJournal(root)).watermark === '2026-06-01', 'the dream');
+    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: root, encoding: 'utf8' })).toMatch(/^dream: 2026-06-01/);
+
+    const log = await until(async () => {
+      const out = await runCli(['--vault', root, 'daemon', 'log', '--job', 'dream']);
+      return /\[dream\] ok: consolidated 1 days/.test(out.stdout) ? out : null;
+    }, 'the dream job to finish');
+    expect(log.code).toBe(0);
+    expect(log.stdout).toMatch(/why=event:sigusr1/);
+
+    const stopped = await runJson<{ stopped: boolean; pid: number; killed: boolean }>(['--vault', root, 'daemon', 'stop']);
+    expect(stopped).toEqual({ stopped: true, pid: startedJson.pid, killed: false });
+    const after = await runJson<StatusJson>(['--vault', root, 'status']);
+    expect(after.daemon).toEqual({ running: false, pid: null });
+    expect(await readFile(path.join(root, '.vaultkeeper/daemon.pid'), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect((await readFile(path.join(root, '.vaultkeeper/daemon.log'), 'utf8')).trim().split('\n').at(-1)).toMatch(/"msg":"stopped"/);
+  });
+
+  it('treats a stale or reused pid as not running, and starts anyway', async () => {
+    const root = await vault();
+    // A pid that is alive but is not our daemon (this test's own process), and one that is dead.
+    for (const pid of [process.pid, 999_999]) {
+      await writeFile(path.join(root, '.vaultkeeper/daemon.pid'), JSON.stringify({ pid, started: 'another time', started_at: new Date().toISOString(), vault: root, log: 'x' }));
+      const status = await runJson<StatusJson>(['--vault', root, 'status']);
+      expect(status.daemon).toEqual({ running: false, pid: null });
+    }
+    const stop = await runJson<{ stopped: boolean }>(['--vault', root, 'daemon', 'stop']);
+    expect(stop.stopped).toBe(false);
+    const startedJson = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
+    started.push(root);
+    expect((await runJson<StatusJson>(['--vault', root, 'status'])).daemon.pid).toBe(startedJson.pid);
+  });
+});
