@@ -48,11 +48,11 @@ export const ConfigSchema = z
         uri: z.string().min(1).default('.vaultkeeper/index').describe('Where the LanceDB index lives: a path relative to the vault, or any URI LanceDB accepts.'),
         embedder: z
           .enum(['hash', 'use-lite', 'transformers', 'openai', 'none'])
-          .default('hash')
-          .describe('Embedder for vector search; "none" is full-text only.'),
+          .default('none')
+          .describe('Embedder for vector search; "none" is full-text only (the default: best on LoCoMo, see docs/benchmarks.md).'),
         fallback: z
           .enum(['hash', 'none'])
-          .default('hash')
+          .default('none')
           .describe('Used, with a warning, when the configured embedder cannot be loaded (e.g. a transformers model missing offline): "hash", or "none" for full-text only.'),
         hash: z
           .strictObject({

@@ -72,7 +72,7 @@ describe('reindex and search through the CLI', () => {
     expect(b.code, b.stderr).toBe(0);
     const ctx = await loadContext({ vault: root });
     const manifest = await readManifest(root);
-    const store = await IndexStore.open(indexUri(ctx), 256);
+    const store = await IndexStore.open(indexUri(ctx), null);
     try {
       const keys = (await store.keys()).map((k) => k.key);
       expect(new Set(keys).size).toBe(keys.length); // no duplicates

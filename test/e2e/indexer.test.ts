@@ -95,7 +95,7 @@ describe('projection rules', () => {
 describe('incremental indexing', () => {
   it('touches only what changed, and ends where a rebuild from scratch ends', async () => {
     const dir = await tempDir();
-    const vault = await makeVault(dir, { files: { ...LOGS, '2_Areas/Music.md': '# Music\n\nPlays the cello. [[2026-06-02#^f-bbbbbbbbb1]]\n' } });
+    const vault = await makeVault(dir, { config: 'index:\n  embedder: hash\n', files: { ...LOGS, '2_Areas/Music.md': '# Music\n\nPlays the cello. [[2026-06-02#^f-bbbbbbbbb1]]\n' } });
     const first = await vault.reindex();
     expect(first.files.indexed).toBe(5); // 3 logs, 1 page, MEMORY.md
     const second = await vault.reindex();

@@ -18,7 +18,7 @@ const DEFAULTS = {
   timezone: 'system',
   git: {},
   capture: { default_source: 'cli' },
-  index: { uri: '.vaultkeeper/index', embedder: 'hash' },
+  index: { uri: '.vaultkeeper/index', embedder: 'none' },
   dream: { min_hours: 24, min_facts: 20, max_days: 14, max_retries: 3, timeout_s: 600 },
   llm: { base_url: null, model: null, api_key_env: 'OPENAI_API_KEY' },
 };

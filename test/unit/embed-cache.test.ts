@@ -168,7 +168,7 @@ describe('cached embedder', () => {
 
   it('loadEmbedder gives the vault its configured embedder behind the on-disk cache', async () => {
     const root = await tempDir();
-    const config = ConfigSchema.parse({ index: { hash: { dimensions: 48 } } });
+    const config = ConfigSchema.parse({ index: { embedder: 'hash', hash: { dimensions: 48 } } });
     const embedder = (await loadEmbedder({ root, config, env: {} }))!;
     expect(embedder.model).toBe('hash-v1:48');
     await embedder.embed(['appended fact']);
@@ -185,7 +185,7 @@ describe('cached embedder', () => {
     await mkdir(root, { recursive: true });
     await writeFile(path.join(root, '.vaultkeeper'), 'a file where the folder should be');
     const warnings: string[] = [];
-    const embedder = (await loadEmbedder({ root, config: ConfigSchema.parse({}), env: {} }, (m) => warnings.push(m)))!;
+    const embedder = (await loadEmbedder({ root, config: ConfigSchema.parse({ index: { embedder: 'hash' } }), env: {} }, (m) => warnings.push(m)))!;
     const [vector] = await embedder.embed(['still works']);
     expect(vector).toHaveLength(256);
     expect(warnings[0]).toContain('the embedding cache is unavailable');

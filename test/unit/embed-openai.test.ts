@@ -11,7 +11,7 @@ import { serverVector, useEmbeddingsServer } from '../helpers/embeddings-server.
 const startServer = useEmbeddingsServer();
 
 function settings(openai: Record<string, unknown>) {
-  return ConfigSchema.parse({ index: { embedder: 'openai', openai } }).index;
+  return ConfigSchema.parse({ index: { embedder: 'openai', fallback: 'hash', openai } }).index;
 }
 
 async function create(openai: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ embedder: Embedder | null; warnings: string[] }> {

@@ -15,7 +15,7 @@ const tempDir = useTempDir();
 const MODEL = staticModel(['dog', 'cat', 'coffee', 'tax', '##s', 'love']);
 
 function settings(index: Record<string, unknown>) {
-  return ConfigSchema.parse({ index: { embedder: 'transformers', ...index } }).index;
+  return ConfigSchema.parse({ index: { embedder: 'transformers', fallback: 'hash', ...index } }).index;
 }
 
 function options(root: string, env: NodeJS.ProcessEnv = {}): EmbedderOptions & { warnings: string[] } {
