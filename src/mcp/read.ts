@@ -7,7 +7,7 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isValidDate } from '../core/clock.js';
-import { isWithin } from '../dream/tools/guard.js';
+import { isWithin, relativePathProblem } from '../dream/tools/guard.js';
 import { isWikiPagePath, ROOT_FILES } from '../pages/discover.js';
 
 export type ReadRefusalReason = 'invalid_path' | 'outside_vault' | 'forbidden' | 'not_markdown' | 'not_found' | 'not_a_file';
@@ -23,13 +23,9 @@ const refuse = (reason: ReadRefusalReason, hint: string): Refusal => ({ ok: fals
 
 /** The lexical rules on a vault-relative POSIX path: null when it names something readable. */
 function checkPath(rel: string): Refusal | null {
-  if (rel.includes('\0')) return refuse('invalid_path', `a path cannot hold a NUL byte; ${EXAMPLE}`);
-  if (rel.startsWith('/') || rel.startsWith('~') || /^[A-Za-z]:/.test(rel) || rel.startsWith('\\\\')) {
-    return refuse('outside_vault', `paths are relative to the vault, ${EXAMPLE}`);
-  }
-  if (rel.includes('\\')) return refuse('invalid_path', `use / between folders, not \\; ${EXAMPLE}`);
+  const problem = relativePathProblem(rel, EXAMPLE);
+  if (problem !== null) return refuse(problem.reason, problem.hint);
   const segments = rel.split('/');
-  if (segments.includes('..')) return refuse('outside_vault', `'..' is not allowed: paths are relative to the vault, ${EXAMPLE}`);
   if (segments.some((s) => s.trim() === '')) return refuse('invalid_path', `'${rel}' has an empty name; ${EXAMPLE}`);
   const hidden = segments.find((s) => s.startsWith('.'));
   if (hidden !== undefined) {

@@ -49,14 +49,24 @@ const refuse = (reason: GuardReason, hint: string): Refusal => ({ ok: false, rea
  * The lexical rules, on a vault-relative path with `/` separators. Returns the segments, or why the path
  * is not a path to a wiki page or folder. Applied to the path as written and to its real path.
  */
-function checkSegments(rel: string, kind: 'page' | 'folder'): string[] | Refusal {
-  if (rel.includes('\0')) return refuse('invalid_path', `a path cannot hold a NUL byte; ${EXAMPLE}`);
+/**
+ * The rules every vault-relative path follows, whoever reads or writes it (the dream's tools, MCP's
+ * memory_read): no NUL, nothing absolute or home-relative, `/` separators, no `..`. Null when it passes.
+ */
+export function relativePathProblem(rel: string, example: string): { reason: 'invalid_path' | 'outside_vault'; hint: string } | null {
+  if (rel.includes('\0')) return { reason: 'invalid_path', hint: `a path cannot hold a NUL byte; ${example}` };
   if (rel.startsWith('/') || rel.startsWith('~') || /^[A-Za-z]:/.test(rel) || rel.startsWith('\\\\')) {
-    return refuse('outside_vault', `paths are relative to the vault, ${EXAMPLE}`);
+    return { reason: 'outside_vault', hint: `paths are relative to the vault, ${example}` };
   }
-  if (rel.includes('\\')) return refuse('invalid_path', `use / between folders, not \\; ${EXAMPLE}`);
+  if (rel.includes('\\')) return { reason: 'invalid_path', hint: `use / between folders, not \\; ${example}` };
+  if (rel.split('/').includes('..')) return { reason: 'outside_vault', hint: `'..' is not allowed: paths are relative to the vault, ${example}` };
+  return null;
+}
+
+function checkSegments(rel: string, kind: 'page' | 'folder'): string[] | Refusal {
+  const problem = relativePathProblem(rel, EXAMPLE);
+  if (problem !== null) return refuse(problem.reason, problem.hint);
   const segments = rel.split('/');
-  if (segments.includes('..')) return refuse('outside_vault', `'..' is not allowed: paths are relative to the vault, ${EXAMPLE}`);
   for (const segment of segments) {
     if (segment.trim() === '') return refuse('invalid_path', `'${rel}' has an empty name; write a path like ${EXAMPLE}`);
     if (BAD_NAME_CHARS.test(segment) || hasControlChar(segment)) {
