@@ -121,6 +121,17 @@ export const ConfigSchema = z
       })
       .prefault({})
       .describe('Turning agent transcripts into facts (`vaultkeeper ingest` and the daemon\'s session watcher).'),
+    daemon: z
+      .strictObject({
+        llm_idle_minutes: z
+          .number()
+          .int()
+          .min(0)
+          .default(10)
+          .describe('Hold LLM jobs (an LLM dream, LLM extraction) while the vault was written in the last N minutes, so they never compete with a person typing. 0: never hold.'),
+      })
+      .prefault({})
+      .describe('The background daemon.'),
     llm: z
       .strictObject({
         base_url: z.url().nullable().default(null).describe('OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1. null: no LLM, offline consolidator.'),

@@ -96,6 +96,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       jobs: jobs(state, logger),
       timeZone: state.vault.ctx.timeZone,
       lastWriteAt: () => lastWrite,
+      idleMinutes: state.vault.ctx.config.daemon.llm_idle_minutes,
     });
     if (scheduler.loadProblem !== null) logger.log('warn', `jobs.json was unreadable and starts afresh: ${scheduler.loadProblem}`);
     logger.log('info', `started (pid ${pid.pid}) for ${root}`, { llm: state.note ?? 'none' });
@@ -154,6 +155,8 @@ async function load(root: string, env: NodeJS.ProcessEnv, logger: DaemonLogger):
 
 function jobs(state: Running, logger: DaemonLogger): Job[] {
   const today = (now: Date): string => localStamp(now, state.vault.ctx.timeZone).date;
+  // Jobs that call the LLM wait for a quiet vault (daemon.llm_idle_minutes); offline work never waits.
+  const llmIdle = state.executor !== null && state.vault.ctx.config.daemon.llm_idle_minutes > 0;
   return [
     {
       name: 'index',
@@ -167,6 +170,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
     {
       name: 'dream',
       trigger: [{ every: 15 * MINUTE }, { event: 'sigusr1' }],
+      idleOnly: llmIdle,
       run: async (ctx) => {
         const forced = ctx.reasons.includes('event:sigusr1');
         let offline = false;
@@ -194,7 +198,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
     {
       name: 'extract',
       trigger: { every: 5 * MINUTE },
-      idleOnly: false,
+      idleOnly: llmIdle,
       run: async (ctx) => {
         const { scanSessions } = await import('../extract/sessions.js');
         const chat = state.executor === null ? undefined : executorChat(state.executor);
