@@ -129,6 +129,10 @@ export const ConfigSchema = z
           .min(0)
           .default(10)
           .describe('Hold LLM jobs (an LLM dream, LLM extraction) while the vault was written in the last N minutes, so they never compete with a person typing. 0: never hold.'),
+        discover: z
+          .boolean()
+          .default(false)
+          .describe('Run the weekly discover job (needs an LLM): add [[wikilinks]] between related pages under their ## Related section, and list cross-page contradictions and open questions in 0_Inbox/insights.md.'),
       })
       .prefault({})
       .describe('The background daemon.'),

@@ -14,8 +14,10 @@ import type { ChatFn } from '../extract/llm.js';
 import { watchVault, type VaultWatcher } from '../indexer/watch.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { openVault, type Vault } from '../vault/vault.js';
+import { discoverLinks } from './jobs/discover.js';
 import { recordHealth } from './jobs/health.js';
 import { writeDigests } from './jobs/digest.js';
+import { promoteMemory } from './jobs/promote.js';
 import { openLogger, type DaemonLogger } from './log.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
@@ -222,6 +224,30 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         return { summary: `${snapshot.pending_days} pending days, ${snapshot.problems} problems, ${snapshot.open_conflicts} open conflicts` };
       },
     },
+    {
+      name: 'promote',
+      trigger: [{ after: 'dream' }, { daily: '04:00' }],
+      run: async (ctx) => {
+        const result = await promoteMemory(state.vault, { now: ctx.now });
+        return { summary: result.changed ? 'MEMORY.md regenerated' : 'MEMORY.md unchanged' };
+      },
+    },
+    ...(state.vault.ctx.config.daemon.discover && state.executor !== null
+      ? [
+          {
+            name: 'discover',
+            trigger: { every: 7 * 24 * 60 * MINUTE },
+            idleOnly: llmIdle,
+            run: async (ctx) => {
+              // A config reload may have taken the LLM away since the job was registered.
+              if (state.executor === null) return { summary: 'no LLM configured' };
+              const result = await discoverLinks(state.vault, state.executor, { now: ctx.now, signal: ctx.signal });
+              const stopped = result.stopped === null ? '' : `; stopped early: ${result.stopped}`;
+              return { summary: `${result.pages} pages: +${result.links} links, ${result.contradictions} contradictions, ${result.questions} questions, ${result.invalid} bad replies${stopped}` };
+            },
+          } satisfies Job,
+        ]
+      : []),
   ];
 }
 

@@ -55,7 +55,7 @@ describe('daemon', () => {
       return s.jobs.health !== undefined ? s : null;
     }, 'the first tick');
     expect(status.daemon).toEqual({ running: true, pid: startedJson.pid });
-    expect(Object.keys(status.jobs).sort()).toEqual(['digest', 'dream', 'extract', 'health', 'index']);
+    expect(Object.keys(status.jobs).sort()).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote']);
 
     const second = await runCli(['--vault', root, 'daemon', 'start', '--background']);
     expect(second.code).toBe(1);
@@ -65,7 +65,8 @@ describe('daemon', () => {
     expect((await readJournal(root)).watermark).toBeNull();
     process.kill(startedJson.pid, 'SIGUSR1');
     await until(async () => (await readJournal(root)).watermark === '2026-06-01', 'the dream');
-    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: root, encoding: 'utf8' })).toMatch(/^dream: 2026-06-01/);
+    // The journal reaches the vault a moment before the commit; wait for the commit itself.
+    await until(async () => /^dream: 2026-06-01/m.test(execFileSync('git', ['log', '--format=%s', '-5'], { cwd: root, encoding: 'utf8' })), 'the dream commit');
 
     const log = await until(async () => {
       const out = await runCli(['--vault', root, 'daemon', 'log', '--job', 'dream']);

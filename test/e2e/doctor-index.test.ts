@@ -29,7 +29,7 @@ describe('doctor: pages and index', () => {
   });
 
   it('reports index drift and an embedder that no longer matches, and is healthy after a reindex', async () => {
-    const vault = await makeVault(await tempDir(), { files: { 'logs/2026-06-01.md': '# 2026-06-01\n\n## 09:00 · cli\n- [fact] Drinks tea ^f-aaaaaaaaa1\n' } });
+    const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: hash\n', files: { 'logs/2026-06-01.md': '# 2026-06-01\n\n## 09:00 · cli\n- [fact] Drinks tea ^f-aaaaaaaaa1\n' } });
     execGit(vault.root);
     await vault.reindex();
     expect(codes((await runDoctor(vault.root, env)).problems)).toEqual([]);
