@@ -38,6 +38,10 @@ interface Running {
   vault: Vault;
   executor: LlmExecutor | null;
   note: string | null;
+  /** The start-up check of the LLM endpoint, for status. */
+  check: { ok: boolean; message: string; at: string } | null;
+  /** Set while a cap or an unreachable endpoint makes LLM jobs fall back or wait; shown by status. */
+  fallback: { mode: 'offline' | 'wait'; reason: string; since: string } | null;
 }
 
 /** Runs until SIGTERM/SIGINT; resolves with the exit code. */
@@ -99,6 +103,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       timeZone: state.vault.ctx.timeZone,
       lastWriteAt: () => lastWrite,
       idleMinutes: state.vault.ctx.config.daemon.llm_idle_minutes,
+      urgentEvents: ['sigusr1'],
     });
     if (scheduler.loadProblem !== null) logger.log('warn', `jobs.json was unreadable and starts afresh: ${scheduler.loadProblem}`);
     logger.log('info', `started (pid ${pid.pid}) for ${root}`, { llm: state.note ?? 'none' });
@@ -146,13 +151,19 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 async function load(root: string, env: NodeJS.ProcessEnv, logger: DaemonLogger): Promise<Running> {
   const vault = await openVault({ vault: root, env });
   const { llm } = vault.ctx.config;
-  if (llm.base_url === null || llm.model === null) return { vault, executor: null, note: null };
+  if (llm.base_url === null || llm.model === null) return { vault, executor: null, note: null, check: null, fallback: null };
   const { createExecutor } = await import('../llm/executor.js');
   const executor = await createExecutor({ settings: llm, env, root, timeZone: vault.ctx.timeZone });
   const check = await executor.check();
   logger.log(check.ok ? 'info' : 'warn', `LLM ${llm.model} at ${llm.base_url}: ${check.message}`, { job: 'llm' });
   if (!check.ok) logger.log('warn', llm.fallback === 'offline' ? 'dreams use the offline consolidator until the LLM answers' : 'LLM jobs wait until the LLM answers', { job: 'llm' });
-  return { vault, executor, note: `${llm.model} (${check.ok ? 'reachable' : 'unreachable'})` };
+  return {
+    vault,
+    executor,
+    note: `${llm.model} (${check.ok ? 'reachable' : 'unreachable'})`,
+    check: { ok: check.ok, message: check.message, at: new Date().toISOString() },
+    fallback: check.ok ? null : { mode: llm.fallback, reason: `the LLM cannot be reached: ${check.message}`, since: new Date().toISOString() },
+  };
 }
 
 function jobs(state: Running, logger: DaemonLogger): Job[] {
@@ -178,10 +189,14 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         let offline = false;
         if (state.executor !== null) {
           const spend = state.executor.canSpend('dream');
+          const mode = state.vault.ctx.config.llm.fallback;
           if (!spend.ok) {
-            if (state.vault.ctx.config.llm.fallback === 'wait') return { summary: `waiting: ${spend.message}`, ...(spend.resetsAt ? { nextDueAt: spend.resetsAt } : {}) };
+            state.fallback = { mode, reason: spend.message, since: state.fallback?.since ?? ctx.now.toISOString() };
+            if (mode === 'wait') return { summary: `waiting: ${spend.message}`, ...(spend.resetsAt ? { nextDueAt: spend.resetsAt } : {}) };
             logger.log('warn', `${spend.message}; dreaming with the offline consolidator`, { job: 'dream' });
             offline = true;
+          } else if (state.fallback !== null && state.check?.ok !== false) {
+            state.fallback = null;
           }
         }
         const result = await state.vault.dream({
@@ -275,7 +290,7 @@ async function writeStatus(root: string, pid: number, startedAt: string, schedul
     started_at: startedAt,
     updated_at: new Date().toISOString(),
     jobs: scheduler.states(),
-    llm: state.executor?.usage() ?? { configured: false },
+    llm: state.executor === null ? { configured: false } : { configured: true, ...state.executor.usage(), check: state.check, fallback: state.fallback },
     next_wake_at: scheduler.nextWakeAt()?.toISOString() ?? null,
     last_errors: errors,
   };

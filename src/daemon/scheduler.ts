@@ -65,6 +65,8 @@ export interface SchedulerOptions {
   idleMinutes?: number;
   /** Wait after the first failure, doubled on each further one up to `maxMs`. Default 1 min, capped at 1 h. */
   backoff?: { baseMs?: number; maxMs?: number };
+  /** Events that are a person asking now (e.g. 'sigusr1'): the jobs they trigger are not held by idleOnly. */
+  urgentEvents?: readonly string[];
 }
 
 interface Base {
@@ -119,6 +121,7 @@ export async function createScheduler(options: SchedulerOptions): Promise<Schedu
   const interrupted = new Set(jobs.filter((job) => states.get(job.name)!.running).map((job) => job.name));
   /** Idle-only jobs held at the last tick, and until when (in memory: the next tick asks again anyway). */
   const heldUntil = new Map<string, number>();
+  const urgent = new Set((options.urgentEvents ?? []).map((event) => `event:${event}`));
   let ticking = false;
 
   const state = (name: string): JobState => states.get(name)!;
@@ -265,7 +268,8 @@ export async function createScheduler(options: SchedulerOptions): Promise<Schedu
             if (reasons.length === 0) continue;
             const retryAt = state(job.name).retry_at;
             if (retryAt !== null && Date.parse(retryAt) > now.getTime()) continue;
-            if (job.idleOnly === true) {
+            // An urgent event is someone asking now (SIGUSR1): it is not held for a quiet vault.
+            if (job.idleOnly === true && !reasons.some((r) => urgent.has(r))) {
               lastWrite = lastWrite === undefined ? ((await options.lastWriteAt?.()) ?? null) : lastWrite;
               if (lastWrite !== null && now.getTime() - lastWrite.getTime() < idleMs) {
                 const until = lastWrite.getTime() + idleMs;

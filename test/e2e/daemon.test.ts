@@ -98,3 +98,36 @@ describe('daemon', () => {
     expect((await runJson<StatusJson>(['--vault', root, 'status'])).daemon.pid).toBe(startedJson.pid);
   });
 });
+
+describe('daemon with an LLM over its daily cap', () => {
+  it('dreams with the offline consolidator and says so in status', async () => {
+    const { startFakeLlm } = await import('../helpers/fake-llm.js');
+    // Every reply reports 500 tokens: the start-up check alone passes the daily cap of 100.
+    const llm = await startFakeLlm([], { fallback: { text: 'ok', usage: { prompt_tokens: 400, completion_tokens: 100 } } });
+    try {
+      const root = await vault();
+      await writeFile(
+        path.join(root, '.vaultkeeper/config.yaml'),
+        `index:\n  embedder: none\nextract:\n  sessions: []\nllm:\n  base_url: ${llm.baseUrl}\n  model: fake-model\n  max_tokens_per_day: 100\n  fallback: offline\n`,
+      );
+      execFileSync('git', ['commit', '-qam', 'person: an LLM with a small daily cap'], { cwd: root });
+      const startedJson = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
+      started.push(root);
+      process.kill(startedJson.pid, 'SIGUSR1');
+      await until(async () => (await readJournal(root)).watermark === '2026-06-01', 'the offline dream');
+      const status = await until(async () => {
+        const s = await runJson<{ llm: { configured: boolean; fallback: { mode: string; reason: string } | null; check: { ok: boolean } | null } }>(['--vault', root, 'status']);
+        return s.llm.fallback ? s : null;
+      }, 'status to report the fallback');
+      expect(status.llm).toMatchObject({ configured: true, check: { ok: true }, fallback: { mode: 'offline', reason: expect.stringMatching(/daily LLM token cap/) } });
+      const text = await runCli(['--vault', root, 'status']);
+      expect(text.stdout).toMatch(/dreams use the offline consolidator: the daily LLM token cap is reached/);
+      const log = await runCli(['--vault', root, 'daemon', 'log', '--job', 'dream']);
+      expect(log.stdout).toMatch(/dreaming with the offline consolidator/);
+      // Only the start-up check reached the model: the dream itself made no LLM call.
+      expect(llm.requests).toHaveLength(1);
+    } finally {
+      await llm.close();
+    }
+  });
+});

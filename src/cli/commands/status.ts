@@ -15,4 +15,10 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
   printLine(`dream      last ${status.dream.last_status ?? 'never'}${status.dream.last_run ? ` (${status.dream.last_run})` : ''}`);
   printLine(status.index === null ? 'index      not built yet (vaultkeeper reindex)' : `index      ${status.index.rows} rows (${status.index.facts} facts, ${status.index.pages} page sections, ${status.index.core} core), ${status.index.embedder}`);
   printLine(`daemon     ${status.daemon.running ? `running (pid ${status.daemon.pid})` : 'not running'}`);
+  const llm = status.llm as { configured?: boolean; today?: { total_tokens?: number }; check?: { ok: boolean; message: string } | null; fallback?: { mode: string; reason: string } | null };
+  if (llm.configured) {
+    const check = llm.check ? (llm.check.ok ? 'reachable' : `unreachable (${llm.check.message})`) : 'not checked';
+    printLine(`llm        ${check}; ${llm.today?.total_tokens ?? 0} tokens today`);
+    if (llm.fallback) printLine(`           ${llm.fallback.mode === 'offline' ? 'dreams use the offline consolidator' : 'LLM jobs wait'}: ${llm.fallback.reason}`);
+  }
 }
