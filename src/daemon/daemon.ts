@@ -61,7 +61,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     throw new VaultkeeperError('VK_DAEMON_RUNNING', 'another daemon is starting or running for this vault', { hint: 'see `vaultkeeper status`' });
   }
   const logger = openLogger(root, options.echo ? { echo: (line) => process.stderr.write(`${line}\n`) } : {});
-  const pid = await writePidFile(root, logger.file);
   const stop = new AbortController();
   const events: string[] = [];
   let wake: (() => void) | null = null;
@@ -69,9 +68,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     wake?.();
   };
 
-  const state: Running = await load(root, env, logger);
+  let loaded: Running | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signal === 'SIGHUP') {
+      const state = loaded;
+      if (state === null) return; // still starting: the config being loaded is the current one
       logger.log('info', 'reloading the config (SIGHUP)');
       void load(root, env, logger).then(
         async (next) => {
@@ -92,7 +93,17 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     stop.abort();
     poke();
   };
+  // Handlers go in before the PID file exists: a signal sent as soon as the daemon is seen is never lost
+  // (an unhandled SIGUSR1 would open Node's inspector instead).
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.on(signal, onSignal);
+  const pid = await writePidFile(root, logger.file);
+  const state: Running = await load(root, env, logger).catch(async (error: unknown) => {
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.off(signal, onSignal);
+    await removePidFile(root, pid.pid);
+    await release();
+    throw error;
+  });
+  loaded = state;
 
   let lastWrite: Date | null = null;
   let watcher: VaultWatcher | null = null;
