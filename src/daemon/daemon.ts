@@ -10,7 +10,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { localStamp } from '../core/clock.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import type { ChatFn } from '../extract/llm.js';
+import { executorChat } from '../extract/llm.js';
 import { watchVault, type VaultWatcher } from '../indexer/watch.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { openVault, type Vault } from '../vault/vault.js';
@@ -199,9 +199,21 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         const forced = ctx.reasons.includes('event:sigusr1');
         let offline = false;
         if (state.executor !== null) {
-          const spend = state.executor.canSpend('dream');
           const mode = state.vault.ctx.config.llm.fallback;
-          if (!spend.ok) {
+          if (state.check !== null && !state.check.ok) {
+            // It could not be reached at start (or last time): ask again before trusting a run to it.
+            const check = await state.executor.check();
+            state.check = { ok: check.ok, message: check.message, at: ctx.now.toISOString() };
+            if (!check.ok) {
+              state.fallback = { mode, reason: `the LLM cannot be reached: ${check.message}`, since: state.fallback?.since ?? ctx.now.toISOString() };
+              if (mode === 'wait') return { summary: `waiting: ${check.message}` };
+              offline = true;
+            }
+          }
+          const spend = state.executor.canSpend('dream');
+          if (offline) {
+            // already falling back: the endpoint is down
+          } else if (!spend.ok) {
             state.fallback = { mode, reason: spend.message, since: state.fallback?.since ?? ctx.now.toISOString() };
             if (mode === 'wait') return { summary: `waiting: ${spend.message}`, ...(spend.resetsAt ? { nextDueAt: spend.resetsAt } : {}) };
             logger.log('warn', `${spend.message}; dreaming with the offline consolidator`, { job: 'dream' });
@@ -277,13 +289,6 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
   ];
 }
 
-/** Extraction's chat function, through the executor (its queue, backoff and caps). */
-function executorChat(executor: LlmExecutor): ChatFn {
-  return async (request) => {
-    const reply = await executor.chat('extract', { messages: request.messages });
-    return { content: reply.choices[0]?.message?.content ?? null, tokens: reply.usage?.total_tokens ?? null };
-  };
-}
 
 function logEntry(logger: DaemonLogger, entry: TickEntry): void {
   if (entry.status === 'ok') logger.log('info', entry.outcome?.summary ?? 'done', { job: entry.job, ms: Math.round(entry.ms), why: entry.reasons.join(',') });

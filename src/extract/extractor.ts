@@ -4,7 +4,8 @@
  */
 import type { VaultContext } from '../vault/context.js';
 import type { DatedCandidate, ExtractedFact } from './extracted.js';
-import { extractWithLlm, openAiChat, type ChatFn } from './llm.js';
+import { VaultkeeperError } from '../core/errors.js';
+import { executorChat, extractWithLlm, type ChatFn } from './llm.js';
 import { extractByRules } from './rules.js';
 
 export interface ExtractorOptions {
@@ -49,7 +50,7 @@ export function createExtractor(ctx: VaultContext, options: ExtractorOptions = {
   if (options.offline === true || (options.chat === undefined && ctx.config.llm.base_url === null)) {
     return { mode: 'rules', extract: async (candidates) => ({ ...emptyCounts(), facts: rules(candidates) }) };
   }
-  const chat = options.chat ?? openAiChat(ctx.config.llm, ctx.env);
+  const chat = options.chat ?? ownExecutorChat(ctx);
   const { max_turns_per_call: perCall, min_confidence: minConfidence } = ctx.config.extract;
   return {
     mode: 'llm',
@@ -71,5 +72,24 @@ export function createExtractor(ctx: VaultContext, options: ExtractorOptions = {
       }
       return result;
     },
+  };
+}
+
+/** Without the daemon's executor, a private one (its usage file and caps are shared with the daemon's). */
+function ownExecutorChat(ctx: VaultContext): ChatFn {
+  let chat: Promise<ChatFn> | undefined;
+  return async (request) => {
+    chat ??= import('../llm/executor.js').then(async ({ createExecutor }) =>
+      executorChat(await createExecutor({ settings: ctx.config.llm, env: ctx.env, root: ctx.root, timeZone: ctx.timeZone })),
+    );
+    try {
+      return await (await chat)(request);
+    } catch (error) {
+      // Rules need no model: say so where a person reads the error.
+      if (error instanceof VaultkeeperError && error.code === 'VK_LLM_REQUEST') {
+        throw new VaultkeeperError(error.code, error.message, { hint: `${error.hint ?? 'check the LLM endpoint'}, or use --offline for rule-based extraction`, cause: error });
+      }
+      throw error;
+    }
   };
 }

@@ -6,10 +6,9 @@
  * through an injectable `chat` function (the daemon's LLM executor plugs in there); by default an
  * openai client against the configured OpenAI-compatible endpoint.
  */
-import type * as OpenAISdk from 'openai';
 import { z } from 'zod';
-import type { Config } from '../core/config.js';
-import { errorMessage, VaultkeeperError } from '../core/errors.js';
+import { VaultkeeperError } from '../core/errors.js';
+import type { LlmExecutor } from '../llm/executor.js';
 import { CATEGORIES, singleLine, type Category } from '../logs/factlog.js';
 import { isValidDate, localStamp } from '../core/clock.js';
 import { resolveRelativeDates, weekdayOf } from './dates.js';
@@ -210,55 +209,21 @@ function clip(text: string): string {
 // The default chat function
 
 // The SDK refuses to start without a key; keyless local servers ignore whatever is sent.
-const PLACEHOLDER_KEY = 'vaultkeeper-no-key';
 
-/** A chat function calling the configured OpenAI-compatible endpoint (`llm.base_url`, `llm.model`). */
-export function openAiChat(settings: Config['llm'], env: NodeJS.ProcessEnv, options: { maxRetries?: number } = {}): ChatFn {
-  const { base_url: baseUrl, model } = settings;
-  if (baseUrl === null || model === null) {
-    throw new VaultkeeperError('VK_LLM_CONFIG', 'extraction with an LLM needs llm.base_url and llm.model, and they are not both set', {
-      hint: 'set llm.base_url and llm.model in .vaultkeeper/config.yaml (or VAULTKEEPER_LLM_BASE_URL and VAULTKEEPER_LLM_MODEL), or use --offline',
-    });
-  }
-  const key = env[settings.api_key_env];
-  const apiKey = key === undefined || key === '' ? PLACEHOLDER_KEY : key;
-  const maxRetries = options.maxRetries ?? 2;
-  let client: Promise<{ sdk: typeof OpenAISdk; client: OpenAISdk.OpenAI }> | undefined;
+/**
+ * Extraction's chat through the LLM executor (its queue, shared backoff, caps and usage counters), so
+ * every LLM call of the program goes through one. A reply the executor cannot read is `content: null`:
+ * the extractor then falls back to the rules for that batch.
+ */
+export function executorChat(executor: LlmExecutor): ChatFn {
   return async (request) => {
-    client ??= import('openai').then((sdk) => ({
-      sdk,
-      client: new sdk.OpenAI({ apiKey, baseURL: baseUrl, timeout: settings.timeout_s * 1000, maxRetries, logLevel: 'off' }),
-    }));
-    const { sdk, client: openai } = await client;
-    let body: unknown;
     try {
-      body = await openai.chat.completions.create({
-        model,
-        messages: request.messages,
-        ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
-      });
+      const reply = await executor.chat(request.job, { messages: request.messages });
+      return { content: reply.choices[0]?.message?.content ?? null, tokens: reply.usage?.total_tokens ?? null };
     } catch (error) {
-      if (error instanceof sdk.APIError) {
-        const status = typeof error.status === 'number' ? ` with HTTP ${error.status}` : '';
-        throw new VaultkeeperError('VK_LLM_REQUEST', `the extraction request to ${baseUrl} failed${status}: ${errorMessage(error).split('\n')[0]}`, {
-          hint: `check that the server at ${baseUrl} is running and serves llm.model ("${model}"), or use --offline`,
-          cause: error,
-        });
-      }
-      // Anything else is a body the SDK could not read: a malformed reply, not a dead endpoint.
-      return { content: null, tokens: null };
+      if (error instanceof VaultkeeperError && error.code === 'VK_LLM_RESPONSE') return { content: null, tokens: null };
+      throw error;
     }
-    return readReply(body);
   };
 }
 
-const CompletionSchema = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }).passthrough() }).passthrough()).min(1),
-  usage: z.object({ total_tokens: z.number().nonnegative().optional() }).passthrough().nullish(),
-});
-
-function readReply(body: unknown): ChatReply {
-  const parsed = CompletionSchema.safeParse(body);
-  if (!parsed.success) return { content: null, tokens: null };
-  return { content: parsed.data.choices[0]!.message.content ?? null, tokens: parsed.data.usage?.total_tokens ?? null };
-}

@@ -162,7 +162,7 @@ describe('LLM extraction', () => {
   });
 
   it('fails with a typed error when the endpoint keeps failing, writing nothing', async () => {
-    const { vault, dir } = await setup([{ status: 500 }, { status: 500 }, { status: 500 }], { 'session.jsonl': transcript });
+    const { vault, dir } = await setup([{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }], { 'session.jsonl': transcript });
     const error = await ingestFiles(vault, [path.join(dir, 'session.jsonl')]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VaultkeeperError);
     expect((error as VaultkeeperError).code).toBe('VK_LLM_REQUEST');

@@ -136,7 +136,8 @@ describe('session watcher', () => {
   });
 
   it('keeps its offsets when the endpoint is down, and extracts on the next pass', async () => {
-    const llm = await startLlm([{ status: 503 }, { status: 503 }, { status: 503 }, { text: JSON.stringify({ facts: [{ category: 'fact', text: 'home city:: Porto', confidence: 1 }] }) }]);
+    // The executor tries a call llm.max_attempts (4) times: four failures make the pass fail.
+    const llm = await startLlm([{ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { text: JSON.stringify({ facts: [{ category: 'fact', text: 'home city:: Porto', confidence: 1 }] }) }]);
     const fx = await fixture({ VAULTKEEPER_LLM_BASE_URL: llm.baseUrl, VAULTKEEPER_LLM_MODEL: 'fake-model' });
     await write(fx.file, line('I live in Porto', '2026-06-09T10:00:00Z'), 'write');
     const failed = await scanSessions(await fx.open(), { now: NOW });
