@@ -25,6 +25,8 @@ export interface VaultStatus {
   daemon: { running: boolean; pid: number | null };
   jobs: Record<string, unknown>;
   llm: Record<string, unknown>;
+  /** Jobs whose last run failed, with the error (from the daemon's job state). */
+  last_errors: Array<{ job: string; error: string; at: string | null; consecutive_failures: number }>;
 }
 
 export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Promise<VaultStatus> {
@@ -57,5 +59,8 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     daemon: { running: pid !== null, pid },
     jobs: daemonStatus?.jobs ?? {},
     llm: daemonStatus?.llm ?? {},
+    last_errors: Object.entries((daemonStatus?.jobs ?? {}) as Record<string, { last_result?: string; last_error?: string | null; last_finished_at?: string | null; consecutive_failures?: number }>)
+      .filter(([, job]) => job.last_result === 'failed')
+      .map(([job, state]) => ({ job, error: state.last_error ?? '', at: state.last_finished_at ?? null, consecutive_failures: state.consecutive_failures ?? 0 })),
   };
 }

@@ -15,6 +15,7 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
   printLine(`dream      last ${status.dream.last_status ?? 'never'}${status.dream.last_run ? ` (${status.dream.last_run})` : ''}`);
   printLine(status.index === null ? 'index      not built yet (vaultkeeper reindex)' : `index      ${status.index.rows} rows (${status.index.facts} facts, ${status.index.pages} page sections, ${status.index.core} core), ${status.index.embedder}`);
   printLine(`daemon     ${status.daemon.running ? `running (pid ${status.daemon.pid})` : 'not running'}`);
+  for (const failure of status.last_errors) printLine(`error      ${failure.job} (${failure.consecutive_failures}× in a row): ${failure.error}`);
   const llm = status.llm as { configured?: boolean; today?: { total_tokens?: number }; check?: { ok: boolean; message: string } | null; fallback?: { mode: string; reason: string } | null };
   if (llm.configured) {
     const check = llm.check ? (llm.check.ok ? 'reachable' : `unreachable (${llm.check.message})`) : 'not checked';
