@@ -18,6 +18,7 @@ import { parseLog } from '../../src/logs/factlog.js';
 import { parseTombstones } from '../../src/tombstones/tombstones.js';
 import { call, toolResults, tools, useFakeLlm, type ChatRequest, type FakeLlm, type Step, type FakeLlmOptions } from '../helpers/fake-llm.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
+import { rejection } from '../helpers/errors.js';
 
 const tempDir = useTempDir();
 const startLlm = useFakeLlm();
@@ -102,14 +103,6 @@ async function runLog(vaultRoot: string): Promise<Array<Record<string, unknown>>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<VaultkeeperError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VaultkeeperError);
-  return error as VaultkeeperError;
-}
 
 /** The coffee page the scripted model writes, citing the facts read_log returned. */
 function coffeePage(request: ChatRequest): string {

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/core/config.js';
-import { VaultkeeperError } from '../../src/core/errors.js';
 import { createEmbedder, type Embedder } from '../../src/embed/embedder.js';
 import { serverVector, useEmbeddingsServer } from '../helpers/embeddings-server.js';
+import { rejection } from '../helpers/errors.js';
 
 const startServer = useEmbeddingsServer();
 
@@ -25,14 +25,6 @@ function unit(values: readonly number[]): number[] {
   return values.map((v) => v / norm);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<VaultkeeperError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VaultkeeperError);
-  return error as VaultkeeperError;
-}
 
 describe('openai embedder', () => {
   it('sends batches of batch_size with the configured model and dimensions, and returns unit vectors in order', async () => {

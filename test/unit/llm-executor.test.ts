@@ -19,6 +19,7 @@ import { nextLocalMidnight, zonedInstant } from '../../src/llm/local-day.js';
 import { USAGE_FILE } from '../../src/llm/usage.js';
 import { useFakeLlm, type FakeLlm, type FakeLlmOptions, type Reply, type Step, type Usage } from '../helpers/fake-llm.js';
 import { useTempDir } from '../helpers/tmp.js';
+import { rejection } from '../helpers/errors.js';
 
 const tempDir = useTempDir();
 const startLlm = useFakeLlm();
@@ -87,14 +88,6 @@ const ask = (text = 'hello'): ChatRequest => ({ messages: [{ role: 'user', conte
 /** A text reply; usage as given, null for none, or the fake's estimate. */
 const ok = (text = 'fine', usage?: Usage | null): Reply => (usage === undefined ? { text } : { text, usage });
 
-async function rejection(promise: Promise<unknown>): Promise<VaultkeeperError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(VaultkeeperError);
-  return error as VaultkeeperError;
-}
 
 /** A port nothing listens on. */
 async function deadPort(): Promise<number> {
