@@ -3,7 +3,7 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
-import { runDoctor, type DoctorReport } from '../doctor/doctor.js';
+import type { DoctorReport } from '../doctor/doctor.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
@@ -48,7 +48,9 @@ export class Vault {
     return history(this.ctx.root, options);
   }
 
-  doctor(): Promise<DoctorReport> {
+  async doctor(): Promise<DoctorReport> {
+    // Lazy: doctor reads pages with remark, which `remember` must never load.
+    const { runDoctor } = await import('../doctor/doctor.js');
     return runDoctor(this.ctx.root, this.ctx.env);
   }
 
