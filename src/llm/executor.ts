@@ -347,8 +347,8 @@ function connectionProblem(error: unknown): string {
   return root === error ? head : `${head} (${errorMessage(root)})`;
 }
 
-/** The endpoint without credentials or query, for messages. */
-function displayUrl(url: string): string {
+/** The endpoint without credentials or query, for messages and logs. */
+export function displayUrl(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;

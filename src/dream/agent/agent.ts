@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import { errorMessage, VaultkeeperError } from '../../core/errors.js';
 import { LlmResponseError } from '../../llm/errors.js';
-import { createExecutor, type LlmExecutor } from '../../llm/executor.js';
+import { createExecutor, displayUrl, type LlmExecutor } from '../../llm/executor.js';
 import type { ConsolidationInput, ConsolidationResult, Consolidator, DreamEvent } from '../consolidator.js';
 import { createToolbox, DEFAULT_TOOL_LIMITS, type Toolbox, type ToolLimits, type ToolResult } from '../tools/tools.js';
 import { buildPrompt } from './prompt.js';
@@ -173,7 +173,7 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
   await log.write('start', {
     run: input.run,
     model,
-    base_url: loggableUrl(setup.baseUrl),
+    base_url: displayUrl(setup.baseUrl),
     dates: input.dates,
     facts: input.facts.length,
     tools: toolbox.definitions.map((d) => d.function.name),
@@ -432,15 +432,6 @@ function asRunError(error: unknown, usage: LlmUsage): VaultkeeperError {
   return new LlmRunError('VK_DREAM_AGENT', `the dream agent failed: ${errorMessage(error)}`, usage, { cause: error });
 }
 
-/** The endpoint without credentials or query, for the log. */
-function loggableUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '(invalid url)';
-  }
-}
 
 function excerpt(body: unknown): string {
   if (body === undefined) return '';
