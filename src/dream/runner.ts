@@ -4,7 +4,7 @@
  * the whole run. The vault itself changes only in that last step, so a failed check, a timeout or a
  * crash leaves it as it was, and the batch is simply redone.
  */
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
@@ -103,7 +103,8 @@ export async function chooseConsolidator(ctx: VaultContext, offline: boolean, ex
 }
 
 export async function dream(ctx: VaultContext, options: DreamOptions, deps: DreamDeps): Promise<DreamResult> {
-  return withLock(ctx.root, 'dream', () => runLocked(ctx, options, deps), { waitMs: 5_000 });
+  // Long enough to outlast a lock left by a crashed run (stale after 15 s), so the next run redoes the batch.
+  return withLock(ctx.root, 'dream', () => runLocked(ctx, options, deps), { waitMs: 20_000 });
 }
 
 async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDeps): Promise<DreamResult> {
@@ -146,7 +147,10 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   }
   const base = await headCommit(ctx.root);
   const tree = path.join(ctx.root, WORKTREES_DIR, run);
-  await rm(tree, { recursive: true, force: true });
+  // Under the dream lock no other run is alive: any scratch tree left here is a crashed run's.
+  for (const left of await readdir(path.join(ctx.root, WORKTREES_DIR)).catch(() => [] as string[])) {
+    await removeWorktree(ctx.root, path.join(ctx.root, WORKTREES_DIR, left));
+  }
   await addWorktree(ctx.root, tree, base);
   try {
     if (dryRun) await copyUncommitted(ctx.root, tree);
