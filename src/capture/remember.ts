@@ -2,6 +2,8 @@
 import { isValidDate, localStamp } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
+import { failpoint } from '../core/failpoint.js';
+import { finishInterrupted } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
 import type { VaultContext } from '../vault/context.js';
@@ -43,6 +45,7 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
   });
 
   return withWriteLock(ctx.root, async (lock) => {
+    await finishInterrupted(lock, ctx.config);
     const facts: AppendedFact[] = [];
     for (const [date, batch] of [...byDate.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       facts.push(...(await appendBatch(lock, date, stamp.time, source, batch)));
@@ -51,6 +54,7 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
     const where = dates.length === 1 ? logRelPath(dates[0]!) : `${dates.length} days (${dates[0]}..${dates.at(-1)})`;
     const shown = facts.slice(0, 20).map((f) => formatFactLine(f, f.id));
     if (facts.length > shown.length) shown.push(`… and ${facts.length - shown.length} more`);
+    failpoint('remember:after-append');
     const commit = await commitPaths(lock, ctx.config, {
       op: 'remember',
       subject: `remember: ${facts.length} ${facts.length === 1 ? 'fact' : 'facts'} in ${where}`,

@@ -3,10 +3,12 @@
  * and every commit happens under it, so concurrent CLI calls, the daemon and MCP never interleave
  * lines or race on git's index.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { z } from 'zod';
 import { VaultkeeperError } from './errors.js';
+import { processAlive, processStartTime } from './process.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
 
@@ -20,19 +22,25 @@ export interface LockOptions {
   waitMs?: number;
 }
 
-export async function withLock<T>(root: string, name: string, fn: (lock: WriteLock) => Promise<T>, options: LockOptions = {}): Promise<T> {
+/**
+ * Takes the named lock, waiting up to `waitMs` for a live holder. A lock whose holder died (kill -9,
+ * a crash: its recorded pid and start time name no living process) is taken over at once rather than
+ * after proper-lockfile's 15 s staleness. Returns the release.
+ */
+export async function acquireLock(root: string, name: string, options: LockOptions = {}): Promise<() => Promise<void>> {
   const dir = path.join(root, LOCK_DIR);
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
   const waitMs = options.waitMs ?? 120_000;
   let deadline = Date.now() + waitMs;
   let holder: number | undefined;
-  let release: (() => Promise<void>) | undefined;
-  for (let attempt = 0; release === undefined; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
-      release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
+      const release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
+      return await recordOwner(target, release);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      if (await takeOverDead(target)) continue;
       // A queue that moves is not a busy vault: with twenty writers, a waiter can lose the race for
       // minutes while every holder is quick. Each holder's lock directory is new (its birth time says so,
       // where the file system records one), so the wait restarts when the lock changes hands.
@@ -51,10 +59,49 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
+}
+
+export async function withLock<T>(root: string, name: string, fn: (lock: WriteLock) => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const release = await acquireLock(root, name, options);
   try {
     return await fn({ root });
   } finally {
     await release().catch(() => undefined);
+  }
+}
+
+/** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
+const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number() });
+
+async function recordOwner(target: string, release: () => Promise<void>): Promise<() => Promise<void>> {
+  const ownerFile = `${target}.owner`;
+  try {
+    const dir = (await stat(`${target}.lock`)).ino;
+    const temp = `${ownerFile}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir }));
+    await rename(temp, ownerFile);
+  } catch {
+    // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.
+  }
+  return async () => {
+    await rm(ownerFile, { force: true });
+    await release();
+  };
+}
+
+/** Removes the lock when its recorded owner is dead; true when it did. */
+async function takeOverDead(target: string): Promise<boolean> {
+  try {
+    const before = (await stat(`${target}.lock`)).ino;
+    const owner = Owner.parse(JSON.parse(await readFile(`${target}.owner`, 'utf8')));
+    // The record must be of this very lock directory, not of an earlier holder's.
+    if (owner.dir !== before || processAlive(owner.pid, owner.started)) return false;
+    if ((await stat(`${target}.lock`)).ino !== before) return false;
+    await rm(`${target}.lock`, { recursive: true, force: true });
+    await rm(`${target}.owner`, { force: true });
+    return true;
+  } catch {
+    return false;
   }
 }
 

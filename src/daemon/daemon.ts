@@ -7,9 +7,9 @@
  */
 import { writeFile, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { localStamp } from '../core/clock.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { acquireLock } from '../core/lock.js';
 import { executorChat } from '../extract/llm.js';
 import { watchVault, type VaultWatcher } from '../indexer/watch.js';
 import type { LlmExecutor } from '../llm/executor.js';
@@ -58,7 +58,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   let release: () => Promise<void>;
   try {
     // Held for the daemon's life: two daemons started at the same moment cannot both pass.
-    release = await lockfile.lock(path.join(root, '.vaultkeeper/locks/daemon'), { realpath: false, stale: 15_000, update: 5_000, lockfilePath: path.join(root, '.vaultkeeper/locks/daemon.lock') });
+    release = await acquireLock(root, 'daemon', { waitMs: 0 });
   } catch {
     throw new VaultkeeperError('VK_DAEMON_RUNNING', 'another daemon is starting or running for this vault', { hint: 'see `vaultkeeper status`' });
   }

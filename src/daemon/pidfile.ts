@@ -3,11 +3,12 @@
  * after reuse, so the file also records the process's start time as the kernel reports it, and a
  * pid whose process started at another time is not our daemon.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { processStartTime } from '../core/process.js';
+
+export { processStartTime };
 
 export const PID_FILE = '.vaultkeeper/daemon.pid';
 
@@ -20,23 +21,6 @@ const PidRecord = z.object({
   log: z.string(),
 });
 export type PidRecord = z.infer<typeof PidRecord>;
-
-/** The start time of a process, or null when it does not exist. Linux: /proc; elsewhere: ps. */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime) comes after the command name, which may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    try {
-      const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      return out === '' ? null : out;
-    } catch {
-      return null;
-    }
-  }
-}
 
 export async function readPidFile(root: string): Promise<PidRecord | null> {
   try {

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
-import { commitPaths, uncommittedChanges } from '../git/audit.js';
-import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { failpoint } from '../core/failpoint.js';
+import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
+import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
+import { addWorktree, commitScratch, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
@@ -130,6 +132,9 @@ export async function dream(ctx: VaultContext, options: DreamOptions, deps: Drea
 async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDeps): Promise<DreamResult> {
   const now = options.now ?? new Date();
   const emit = options.onEvent ?? (() => undefined);
+  // A step a crash interrupted (a run between apply and commit, an undo) is finished or put back first.
+  const recovered = await withWriteLock(ctx.root, (lock) => finishInterrupted(lock, ctx.config));
+  if (recovered !== null) emit({ type: 'step', message: `an interrupted step was ${recovered.outcome === 'undone' ? 'put back' : 'finished'}: ${recovered.subject}` });
   const journal = await readJournal(ctx.root);
   const tombstones = await readTombstones(ctx.root);
   const state = await readDreamState(ctx.root);
@@ -164,8 +169,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
         paths: edits,
       });
     });
+    failpoint('dream:after-snapshot');
   }
-  const base = await headCommit(ctx.root);
+  let base = await headCommit(ctx.root);
   const tree = path.join(ctx.root, WORKTREES_DIR, run);
   // Under the dream lock no other run is alive: any scratch tree left here is a crashed run's.
   for (const left of await readdir(path.join(ctx.root, WORKTREES_DIR)).catch(() => [] as string[])) {
@@ -173,11 +179,15 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   }
   await addWorktree(ctx.root, tree, base);
   try {
-    if (dryRun) await copyUncommitted(ctx.root, tree);
+    if (dryRun) {
+      // A person's uncommitted edits become the scratch tree's own base, so the checks do not take
+      // them (a hand-written log line, say) for the consolidator's.
+      await copyUncommitted(ctx.root, tree);
+      base = await commitScratch(tree, `scratch: a person's uncommitted edits, for dry run ${run}`);
+    }
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
-      if (dryRun) await copyUncommitted(ctx.root, tree);
     };
     const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
     result.llm = consolidated.llm;
@@ -187,6 +197,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const scrubbed = await removeForgottenLines(tree, tombstones);
     result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
     if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
+    failpoint('dream:after-consolidate');
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
@@ -368,6 +379,10 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
       const same = before === null ? now === null : now !== null && before.equals(now);
       if (!same) throw new CheckFailed({ check: 'apply', message: `${change.path} was edited while the dream ran; the run will be redone from the edit` });
     }
+    const request = commitRequest(result, run, changes.map((c) => c.path));
+    // Written before the first copy, removed after the commit: a crash in between is finished by the next writer.
+    await writeIntent(lock, { kind: 'apply', base, source: path.relative(ctx.root, tree), deleted: changes.filter((c) => c.status === 'D').map((c) => c.path), request: { ...request, paths: [...request.paths] } });
+    failpoint('dream:before-apply');
     for (const change of changes) {
       const target = path.join(ctx.root, change.path);
       if (change.status === 'D') await rm(target, { force: true });
@@ -376,26 +391,34 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
         await copyFile(path.join(tree, change.path), target);
       }
     }
-    const { pages } = result;
-    const lines = [
-      `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark moves to ${result.batch!.to}.`,
-      ...(result.forgotten > 0 ? [`${result.forgotten} page lines citing or repeating forgotten facts were removed.`] : []),
-      '',
-      ...pages.created.map((p) => `+ ${p}`),
-      ...pages.updated.map((p) => `~ ${p}`),
-      ...pages.archived.map((a) => `> ${a.from} -> ${a.to}`),
-      ...(result.uncited > 0 ? ['', `${result.uncited} facts no page cited were filed in 0_Inbox/unsorted.md.`] : []),
-      ...(result.conflicts > 0 ? [`${result.conflicts} conflicts were flagged in 0_Inbox/conflicts.md.`] : []),
-      ...(result.summary ? ['', `Summary: ${result.summary}`] : []),
-    ];
-    return commitPaths(lock, ctx.config, {
-      op: 'dream',
-      subject: `dream: ${result.batch!.from}..${result.batch!.to} → pages +${pages.created.length} ~${pages.updated.length}${pages.archived.length > 0 ? ` >${pages.archived.length}` : ''} (${run})`,
-      body: lines.join('\n'),
-      paths: changes.map((c) => c.path),
-      trailers: { [RUN_TRAILER]: run },
-    });
+    failpoint('dream:after-apply');
+    const commit = await commitPaths(lock, ctx.config, request);
+    failpoint('dream:after-commit');
+    await clearIntent(lock);
+    return commit;
   });
+}
+
+function commitRequest(result: DreamResult, run: string, paths: string[]): CommitRequest {
+  const { pages } = result;
+  const lines = [
+    `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark moves to ${result.batch!.to}.`,
+    ...(result.forgotten > 0 ? [`${result.forgotten} page lines citing or repeating forgotten facts were removed.`] : []),
+    '',
+    ...pages.created.map((p) => `+ ${p}`),
+    ...pages.updated.map((p) => `~ ${p}`),
+    ...pages.archived.map((a) => `> ${a.from} -> ${a.to}`),
+    ...(result.uncited > 0 ? ['', `${result.uncited} facts no page cited were filed in 0_Inbox/unsorted.md.`] : []),
+    ...(result.conflicts > 0 ? [`${result.conflicts} conflicts were flagged in 0_Inbox/conflicts.md.`] : []),
+    ...(result.summary ? ['', `Summary: ${result.summary}`] : []),
+  ];
+  return {
+    op: 'dream',
+    subject: `dream: ${result.batch!.from}..${result.batch!.to} → pages +${pages.created.length} ~${pages.updated.length}${pages.archived.length > 0 ? ` >${pages.archived.length}` : ''} (${run})`,
+    body: lines.join('\n'),
+    paths,
+    trailers: { [RUN_TRAILER]: run },
+  };
 }
 
 /** A dry run starts from HEAD plus a person's uncommitted edits, without committing them. */

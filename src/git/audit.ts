@@ -3,6 +3,8 @@
  * message says what and why, marked with a `Vaultkeeper-Op:` trailer so that later checks can tell the
  * program's commits from a person's.
  */
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
@@ -80,7 +82,7 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
   const paths = [...new Set(request.paths)];
   for (let attempt = 0; ; attempt++) {
     try {
-      await g.raw(['add', '--all', '--', ...paths]);
+      await stagePaths(g, lock.root, paths);
       const staged = (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
       if (staged === '') return null;
       await g.raw(['commit', '--quiet', '--no-verify', '-m', commitMessage(request), '--', ...paths]);
@@ -96,6 +98,25 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
         cause: error,
       });
     }
+  }
+}
+
+/**
+ * `git add --all` of the paths. A path a person already removed from git's index (`git rm`, the source
+ * of a `git mv`) makes git add fail ("pathspec did not match"); its removal is staged already, so it
+ * is left out of the add (the commit's pathspec still takes it).
+ */
+async function stagePaths(g: SimpleGit, root: string, paths: readonly string[]): Promise<void> {
+  try {
+    await g.raw(['add', '--all', '--', ...paths]);
+  } catch (error) {
+    if (!/did not match any files/.test(errorMessage(error))) throw error;
+    const indexed = new Set((await g.raw(['ls-files', '-z', '--', ...paths])).split('\u0000'));
+    const known: string[] = [];
+    for (const rel of paths) {
+      if (indexed.has(rel) || (await lstat(path.join(root, rel)).then(() => true, () => false))) known.push(rel);
+    }
+    if (known.length > 0) await g.raw(['add', '--all', '--', ...known]);
   }
 }
 
@@ -149,7 +170,9 @@ export async function uncommittedChanges(root: string): Promise<WorkingChange[]>
     if (entry.length < 4) continue;
     const status = entry.slice(0, 2);
     changes.push({ path: entry.slice(3), status });
-    if (status.startsWith('R') || status.startsWith('C')) i++; // the rename's source follows
+    // A rename's source follows: a moved page (git mv) is committed as both its removal and its new path.
+    if (status.startsWith('R')) changes.push({ path: parts[++i] ?? '', status: 'D ' });
+    else if (status.startsWith('C')) i++;
   }
   return changes;
 }

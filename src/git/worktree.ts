@@ -16,6 +16,14 @@ export async function addWorktree(root: string, dir: string, commit: string): Pr
   await git(root).raw(['worktree', 'add', '--detach', '--quiet', dir, commit]);
 }
 
+/** Commits everything in a scratch worktree (detached, so no branch moves); returns the commit. */
+export async function commitScratch(dir: string, message: string): Promise<string> {
+  const g = simpleGit({ baseDir: dir, config: ['user.name=vaultkeeper', 'user.email=vaultkeeper@localhost', 'commit.gpgsign=false'] });
+  await g.raw(['add', '--all']);
+  await g.raw(['commit', '--quiet', '--no-verify', '--allow-empty', '-m', message]);
+  return (await g.raw(['rev-parse', 'HEAD'])).trim();
+}
+
 export async function removeWorktree(root: string, dir: string): Promise<void> {
   try {
     await git(root).raw(['worktree', 'remove', '--force', dir]);

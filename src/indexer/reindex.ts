@@ -2,6 +2,7 @@
  * The indexer: projects the vault's files into the index by the rules of projection.ts, touching only
  * what changed. It is the only writer of the index; a cross-process lock serializes it.
  */
+import { failpoint } from '../core/failpoint.js';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -100,6 +101,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
       await store.drop();
+      failpoint('reindex:after-clear');
       manifest = emptyManifest(uri, model, dimensions);
     }
     const m = manifest!;
@@ -210,6 +212,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         throw indexError('be written', error);
       }
     }
+    failpoint('reindex:before-manifest');
     next.dirty = false;
     await writeManifest(ctx.root, next);
 

@@ -1,7 +1,9 @@
 /** `forget`: tombstone facts by id or by matching text, and commit the tombstones. */
 import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
+import { failpoint } from '../core/failpoint.js';
 import { commitPaths } from '../git/audit.js';
+import { finishInterrupted } from '../git/intent.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
@@ -47,6 +49,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
   }
 
   return withWriteLock(ctx.root, async (lock) => {
+    await finishInterrupted(lock, ctx.config);
     const tombstones = await readTombstones(ctx.root);
     const matched = (await allFacts(ctx.root)).filter(wanted).map((fact) => ({
       id: fact.id,
@@ -70,6 +73,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
       ...(options.reason === undefined ? {} : { reason: options.reason }),
     }));
     await appendTombstones(lock, entries);
+    failpoint('forget:after-append');
     const commit =
       entries.length === 0
         ? null

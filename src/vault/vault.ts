@@ -123,8 +123,9 @@ export class Vault {
       try {
         await this.reindex({ lockWaitMs: 2_000, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
       } catch (error) {
-        // Another indexer (the watcher, the daemon) holds the lock: search what is there.
+        // Another indexer (the watcher, the daemon) holds the lock: search what is there, and say so.
         if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+        options.onNote?.('another process is indexing the vault; these results may miss its latest changes');
       }
     }
     const embedder = await this.loadEmbedder(options.onNote);

@@ -1,0 +1,161 @@
+/**
+ * Recoverable intents (DESIGN §9, "a crash at any point leaves the vault consistent"): a step that
+ * changes several tracked files and then commits them (the dream's apply-and-commit, undo's
+ * revert-and-commit) first writes `.vaultkeeper/intent.json` saying what it is about to do, and removes
+ * it after the commit. The next writer finds a leftover intent and finishes the step — with the same
+ * commit message and trailers — or, when what it needs is gone, puts the files back as they were.
+ */
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { simpleGit } from 'simple-git';
+import { z } from 'zod';
+import type { Config } from '../core/config.js';
+import type { WriteLock } from '../core/lock.js';
+import { commitIdentity, commitMessage, commitPaths } from './audit.js';
+
+export const INTENT_FILE = '.vaultkeeper/intent.json';
+const TOMBSTONES = '.vaultkeeper/tombstones.jsonl';
+
+const Request = z.object({
+  op: z.string(),
+  subject: z.string(),
+  body: z.string().optional(),
+  paths: z.array(z.string()),
+  trailers: z.record(z.string(), z.string()).optional(),
+});
+
+const Intent = z.discriminatedUnion('kind', [
+  z.object({
+    /** Copy these paths from `source` (a folder in the vault, e.g. a scratch worktree) and commit them. */
+    kind: z.literal('apply'),
+    base: z.string(),
+    source: z.string(),
+    deleted: z.array(z.string()),
+    request: Request,
+  }),
+  z.object({
+    /** Commit what `git revert --no-commit` of `target` staged. */
+    kind: z.literal('revert'),
+    base: z.string(),
+    target: z.string(),
+    request: Request,
+  }),
+]);
+export type Intent = z.infer<typeof Intent>;
+
+export async function writeIntent(lock: WriteLock, intent: Intent): Promise<void> {
+  const file = path.join(lock.root, INTENT_FILE);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, `${JSON.stringify(intent, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+}
+
+export async function clearIntent(lock: WriteLock): Promise<void> {
+  await rm(path.join(lock.root, INTENT_FILE), { force: true });
+}
+
+async function readIntent(root: string): Promise<Intent | null> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, INTENT_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    return Intent.parse(JSON.parse(text));
+  } catch {
+    return null; // a torn intent was never acted on: the step had not started
+  }
+}
+
+export interface Recovered {
+  kind: Intent['kind'] | 'commit';
+  subject: string;
+  /** finished: the step's commit now exists; undone: its files were put back as they were. */
+  outcome: 'finished' | 'undone' | 'was-done';
+  commit: string | null;
+}
+
+/**
+ * Finishes (or cleanly undoes) a step a crash interrupted; the caller holds the write lock. Cheap when
+ * there is nothing to do (one failed read).
+ */
+export async function finishInterrupted(lock: WriteLock, config: Config): Promise<Recovered | null> {
+  const intent = await readIntent(lock.root);
+  let result: Recovered | null = null;
+  if (intent !== null) result = await recover(lock, config, intent);
+  await clearIntent(lock);
+  return (await commitLeftovers(lock, config)) ?? result;
+}
+
+/**
+ * Facts appended and tombstones written by a command that died before its commit (or whose commit
+ * failed) are stored: the next writer commits them, so a retry never duplicates them.
+ */
+async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recovered | null> {
+  const out = await simpleGit({ baseDir: lock.root, config: ['core.quotepath=false'] }).raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
+  const paths = out
+    .split('\u0000')
+    .filter((entry) => entry.length > 3 && entry[0] !== 'R' && entry[0] !== 'D' && entry[1] !== 'D')
+    .map((entry) => entry.slice(3))
+    .filter((rel) => rel === TOMBSTONES || /^logs\/\d{4}-\d{2}-\d{2}\.md$/.test(rel));
+  if (paths.length === 0) return null;
+  const subject = `recover: commit ${paths.length === 1 ? paths[0] : `${paths.length} files`} written before an interruption`;
+  const commit = await commitPaths(lock, config, {
+    op: 'recover',
+    subject,
+    body: `A command stored these and stopped before its commit (killed, a full disk, a git lock); they are committed as they are.\n\n${paths.map((p) => `- ${p}`).join('\n')}`,
+    paths,
+  });
+  return { kind: 'commit', subject, outcome: 'finished', commit };
+}
+
+async function recover(lock: WriteLock, config: Config, intent: Intent): Promise<Recovered> {
+  const { root } = lock;
+  const identity = await commitIdentity(root, config);
+  const git = simpleGit({ baseDir: root, config: [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false'] });
+  const message = commitMessage(intent.request);
+  const done = (await git.raw(['log', '--format=%H%x1f%B%x1e', `${intent.base}..HEAD`]))
+    .split('\x1e')
+    .map((record) => record.replace(/^\n/, '').split('\x1f'))
+    .find(([, body]) => body?.trim() === message.trim());
+  const subject = intent.request.subject;
+  if (done !== undefined) return { kind: intent.kind, subject, outcome: 'was-done', commit: done[0]! };
+
+  if (intent.kind === 'revert') {
+    const paths = intent.request.paths;
+    const staged = (await git.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
+    if (staged === '') return { kind: 'revert', subject, outcome: 'undone', commit: null };
+    await git.raw(['commit', '--quiet', '--no-verify', '-m', message, '--', ...paths]);
+    return { kind: 'revert', subject, outcome: 'finished', commit: (await git.raw(['rev-parse', 'HEAD'])).trim() };
+  }
+
+  const source = path.join(root, intent.source);
+  const deleted = new Set(intent.deleted);
+  if (await exists(source)) {
+    for (const rel of intent.request.paths) {
+      const target = path.join(root, rel);
+      if (deleted.has(rel)) await rm(target, { force: true });
+      else {
+        await mkdir(path.dirname(target), { recursive: true });
+        await copyFile(path.join(source, rel), target);
+      }
+    }
+    const commit = await commitPaths(lock, config, intent.request);
+    return { kind: 'apply', subject, outcome: 'finished', commit };
+  }
+  // What the step was copying is gone: put every path back as the last commit has it.
+  for (const rel of intent.request.paths) {
+    const inHead = (await git.raw(['ls-tree', '--name-only', 'HEAD', '--', rel])).trim() !== '';
+    if (inHead) await git.raw(['checkout', 'HEAD', '--', rel]);
+    else await rm(path.join(root, rel), { force: true });
+  }
+  return { kind: 'apply', subject, outcome: 'undone', commit: null };
+}
+
+async function exists(abs: string): Promise<boolean> {
+  return stat(abs).then(
+    () => true,
+    () => false,
+  );
+}
