@@ -66,7 +66,8 @@ function build(): Command {
 
   program
     .command('doctor')
-    .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
+    .description('check the vault: malformed log lines, config, uncommitted edits, links; exit 1 on problems')
+    .option('--fix', 'append the derived ^id to fact lines written without one (one commit), then check')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
 
