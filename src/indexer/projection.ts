@@ -6,7 +6,7 @@ import { isPending, type Journal } from '../dream/journal.js';
 import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
 
 export const CORE_FILE = 'MEMORY.md';
@@ -80,8 +80,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
 
 function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
-  // A digest lists what was learned; it does not place a fact, so it does not hide one either.
-  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
+  // A digest or the dashboard lists what was learned; it does not place a fact, so it does not hide one either.
+  const cited = isGeneratedPage(rel) ? [] : [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
   page.chunks.forEach((chunk, index) => {
