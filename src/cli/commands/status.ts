@@ -1,16 +1,17 @@
 import { localStamp } from '../../core/clock.js';
+import { locateVault } from '../../vault/locate.js';
 import type { VaultStatus } from '../../vault/status.js';
-import { openVault } from '../../vault/vault.js';
+import { askDaemon } from '../ask-daemon.js';
 import type { GlobalOptions } from '../main.js';
 import { note, printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean; dashboard?: boolean }, globals: GlobalOptions): Promise<void> {
-  const vault = await openVault({ vault: globals.vault });
   if (opts.dashboard) {
-    const written = await vault.dashboard();
+    const { openVault } = await import('../../vault/vault.js');
+    const written = await (await openVault({ vault: globals.vault })).dashboard();
     note(`vaultkeeper: ${written.path} ${written.changed ? `rewritten${written.commit ? ` (commit ${written.commit.slice(0, 7)})` : ''}` : 'unchanged'}`);
   }
-  const status = await vault.status();
+  const status = await readStatus(globals);
   if (opts.json) {
     printJson(status);
     return;
@@ -51,4 +52,14 @@ function jobLine(job: VaultStatus['schedule'][number], tz: string): string {
 function clock(iso: string, timeZone: string): string {
   const stamp = localStamp(new Date(iso), timeZone);
   return `${stamp.date} ${stamp.time}`;
+}
+
+/** From the daemon when it runs (nothing to load), else read here; the same either way. */
+async function readStatus(globals: GlobalOptions): Promise<VaultStatus> {
+  const root = locateVault({ vault: globals.vault });
+  const reply = await askDaemon<VaultStatus>(root, { op: 'status' });
+  // The daemon may know the vault by another spelling of its path (a symlink): report it as asked.
+  if (reply !== null) return { ...reply.value, vault: root };
+  const { openVault } = await import('../../vault/vault.js');
+  return (await openVault({ vault: globals.vault })).status();
 }
