@@ -5,6 +5,7 @@
 import { isPending, type Journal } from '../dream/journal.js';
 import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
+import { keyedSubject } from '../text/keyed.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
@@ -14,6 +15,16 @@ const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
 const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
 const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
+/**
+ * A fact's context field holds the passage around it: itself and the facts up to this many places
+ * before and after it in its batch (same header, so same source and day), since a question often
+ * uses the words of the neighbouring turn.
+ * Measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
+ */
+export const CONTEXT_NEIGHBOURS = 2;
+/** In MEMORY.md only list items are content; its headings and prose are the generator's template. */
+const HEADING_RE = /^#{1,6}\s/;
+const LIST_ITEM_RE = /^\s*(?:[-*+]|\d+[.)])\s+\S/;
 
 export interface ProjectionInputs {
   journal: Journal;
@@ -50,10 +61,15 @@ export function dependsOnCitations(rel: string, journal: Journal): boolean {
 function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
+  const facts = parseLog(content, date).facts.filter((fact) => !tombstones.hasId(fact.id) && !tombstones.repeats(fact.text));
   const rows: IndexRow[] = [];
-  for (const fact of parseLog(content, date).facts) {
-    if (tombstones.hasId(fact.id) || tombstones.repeats(fact.text)) continue;
-    if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
+  facts.forEach((fact, index) => {
+    if (!pending && cited.has(fact.id)) return; // placed on a page: the page is what search shows
+    const batch = (other: (typeof facts)[number] | undefined): boolean => other !== undefined && other.time === fact.time && other.source === fact.source;
+    const passage: string[] = [];
+    for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
+      if (batch(facts[i])) passage.push(facts[i]!.text);
+    }
     rows.push({
       key: `f:${rel}#${fact.id}`,
       kind: 'fact',
@@ -73,8 +89,10 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       citations: [],
       text: fact.text,
       content: [fact.text, ...fact.tags].join(' '),
+      context: passage.join('\n'),
+      subject: keyedSubject(fact.text) ?? '',
     });
-  }
+  });
   return rows;
 }
 
@@ -90,6 +108,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones }: 
     if (page.chunks.length > 1 && chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line))) return;
     if (chunk.citations.length > 0 && chunk.citations.every((id) => tombstones.hasId(id))) return;
     if (tombstones.repeats(chunk.text)) return;
+    const body = kind === 'core' ? chunk.text.split('\n').filter((line) => LIST_ITEM_RE.test(line)).join('\n') : chunk.text;
+    if (body.trim() === '') return;
     let date: string | null = null;
     for (const match of chunk.text.matchAll(CITATION_DATE_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
@@ -113,7 +133,9 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones }: 
       archived,
       citations: chunk.citations,
       text: chunk.text,
-      content: [page.title, headingPath === page.title ? '' : headingPath, chunk.text.replace(CITATION_RE, ''), page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
+      content: body.split('\n').filter((line) => !HEADING_RE.test(line)).join('\n').replace(CITATION_RE, ''),
+      context: [page.title, headingPath === page.title ? '' : headingPath, page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
+      subject: '',
     });
   });
   return { rows, cited };
