@@ -14,7 +14,7 @@ import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
 
 
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines';
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'forgotten';
 
 export interface CheckFailure {
   check: CheckName;

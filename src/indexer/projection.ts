@@ -6,6 +6,7 @@ import { isPending, type Journal } from '../dream/journal.js';
 import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
+import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
@@ -98,16 +99,25 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
 
 function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
+  // A line that cites or repeats a forgotten fact is left out (blanked, so the text's lines keep their
+  // numbers for a result's line range); the rest of its section stays searchable.
+  const chunks = page.chunks.map((chunk) => {
+    const lines = chunk.text.split('\n');
+    const kept = lines.filter((line) => !isForgottenLine(line, tombstones));
+    if (kept.length === lines.length) return chunk;
+    const text = lines.map((line) => (isForgottenLine(line, tombstones) ? '' : line)).join('\n');
+    const ids = new Set(kept.flatMap(citedInLine));
+    return { ...chunk, text, citations: chunk.citations.filter((id) => ids.has(id)) };
+  });
   // A digest lists what was learned; it does not place a fact, so it does not hide one either.
-  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
+  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
-  page.chunks.forEach((chunk, index) => {
+  chunks.forEach((chunk, index) => {
     // A heading with nothing under it (a page's title above its first section) is noise in results;
     // its words already ride along in the heading path of the sections below.
-    if (page.chunks.length > 1 && chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line))) return;
-    if (chunk.citations.length > 0 && chunk.citations.every((id) => tombstones.hasId(id))) return;
-    if (tombstones.repeats(chunk.text)) return;
+    const headingOnly = chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line));
+    if (headingOnly && (chunks.length > 1 || chunk !== page.chunks[index])) return;
     const body = kind === 'core' ? chunk.text.split('\n').filter((line) => LIST_ITEM_RE.test(line)).join('\n') : chunk.text;
     if (body.trim() === '') return;
     let date: string | null = null;

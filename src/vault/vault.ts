@@ -40,8 +40,18 @@ export class Vault {
     return remember(this.ctx, inputs, options);
   }
 
-  forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date }): Promise<ForgetResult> {
-    return forget(this.ctx, target, options);
+  /** Tombstones facts, then reindexes so the forgotten lines leave search at once, not at the next dream. */
+  async forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<ForgetResult> {
+    const result = await forget(this.ctx, target, options);
+    if (result.tombstoned.length === 0) return result;
+    const { VaultkeeperError } = await import('../core/errors.js');
+    try {
+      await this.reindex({ lockWaitMs: 10_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });
+    } catch (error) {
+      // Another indexer holds the lock; it reprojects every file when the tombstones change.
+      if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+    }
+    return result;
   }
 
   history(options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
