@@ -8,7 +8,7 @@ import { parsePage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
 
 export const CORE_FILE = 'MEMORY.md';
@@ -109,8 +109,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones }: 
     const ids = new Set(kept.flatMap(citedInLine));
     return { ...chunk, text, citations: chunk.citations.filter((id) => ids.has(id)) };
   });
-  // A digest lists what was learned; it does not place a fact, so it does not hide one either.
-  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
+  // A digest or the dashboard lists what was learned; it does not place a fact, so it does not hide one either.
+  const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
   chunks.forEach((chunk, index) => {

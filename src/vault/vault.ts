@@ -3,6 +3,7 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
+import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
@@ -83,6 +84,12 @@ export class Vault {
   async status(now?: Date): Promise<VaultStatus> {
     const { vaultStatus } = await import('./status.js');
     return vaultStatus(this.ctx, now);
+  }
+
+  /** Regenerates the dashboard page (Mermaid charts) and commits it when it changed. */
+  async dashboard(now?: Date): Promise<DashboardResult> {
+    const { writeDashboard } = await import('../dashboard/dashboard.js');
+    return writeDashboard(this, now);
   }
 
   /** What the dream flagged for review, from 0_Inbox/conflicts.md. */
