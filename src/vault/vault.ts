@@ -3,7 +3,9 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
+import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
+import type { FixIdsResult } from '../logs/fix-ids.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
@@ -64,6 +66,12 @@ export class Vault {
     return runDoctor(this.ctx.root, this.ctx.env);
   }
 
+  /** `doctor --fix`: appends the derived `^id` to hand-written fact lines that lack one, in one commit. */
+  async fixIds(): Promise<FixIdsResult> {
+    const { fixMissingIds } = await import('../logs/fix-ids.js');
+    return fixMissingIds(this.ctx.root, this.ctx.config);
+  }
+
   /** Consolidates the oldest pending log days into pages (DESIGN §7). */
   async dream(options: DreamOptions = {}): Promise<DreamResult> {
     const { dream } = await import('../dream/runner.js');
@@ -83,6 +91,12 @@ export class Vault {
   async status(now?: Date): Promise<VaultStatus> {
     const { vaultStatus } = await import('./status.js');
     return vaultStatus(this.ctx, now);
+  }
+
+  /** Regenerates the dashboard page (Mermaid charts) and commits it when it changed. */
+  async dashboard(now?: Date): Promise<DashboardResult> {
+    const { writeDashboard } = await import('../dashboard/dashboard.js');
+    return writeDashboard(this, now);
   }
 
   /** What the dream flagged for review, from 0_Inbox/conflicts.md. */
