@@ -4,7 +4,7 @@
  * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
 export interface GlobalOptions {
   vault?: string;
@@ -146,6 +146,15 @@ function build(): Command {
     .option('--host <host>', 'the address to listen on (default 127.0.0.1, loopback only)')
     .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
     .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(shell, program));
+    });
 
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
