@@ -2,6 +2,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { confinedPathSync } from '../vault/confine.js';
+import { redactDeep } from '../core/redact.js';
 
 export const LOG_FILE = '.vaultkeeper/daemon.log';
 
@@ -21,12 +23,12 @@ export interface DaemonLogger {
 }
 
 export function openLogger(root: string, options: { echo?: (line: string) => void } = {}): DaemonLogger {
-  const file = path.join(root, LOG_FILE);
+  const file = confinedPathSync(root, LOG_FILE);
   mkdirSync(path.dirname(file), { recursive: true });
   return {
     file,
     log(level, msg, fields = {}) {
-      const entry: LogEntry = { at: new Date().toISOString(), level, msg, ...fields };
+      const entry: LogEntry = redactDeep({ at: new Date().toISOString(), level, msg, ...fields });
       // One synchronous append a line: lines never interleave, and the last words before a crash are kept.
       appendFileSync(file, `${JSON.stringify(entry)}\n`);
       options.echo?.(formatEntry(entry));
