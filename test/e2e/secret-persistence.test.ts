@@ -2,8 +2,8 @@
  * Secrets never persist (DESIGN §9). A key is planted in the environment (under a variable whose name
  * looks like nothing secret, so only the configured `api_key_env` identifies it), and failing dreams run
  * against a loopback server that echoes it back: 400, 401 and 500 with a JSON error, 500 with a text body,
- * a model that writes the key into a page, and a base URL with user:password@. Each failure is repeated
- * until its days are skipped, so the skip commit, log.md, the run logs and state.json all see the error.
+ * a model that writes the key into a page, and a base URL with user:password@. Each vault dreams twice,
+ * so whatever records the failure (commit messages, log.md, run logs, state.json, usage) sees the echo.
  * Then every file of the vault (.vaultkeeper/ and .git/ included), every git object and everything the
  * CLI printed is scanned for the key and the password: none holds them.
  */
@@ -36,6 +36,8 @@ interface Scenario {
   name: string;
   step: Step;
   userinfo?: boolean;
+  /** Extra config (under llm:), e.g. waiting instead of falling back. */
+  llm?: string;
 }
 
 const json = (status: number) => (request: ChatRequest): Reply => ({ status, message: `invalid credentials: ${echoAuth(request)} for ${request.path}` });
@@ -46,6 +48,7 @@ const SCENARIOS: Scenario[] = [
   { name: '500 with a JSON error', step: json(500) },
   { name: '500 with a text body', step: (request) => ({ status: 500, raw: `upstream failed; your header was ${echoAuth(request)}`, contentType: 'text/plain' }) },
   { name: 'a base URL with user:password@', step: json(401), userinfo: true },
+  { name: '401 with llm.fallback: wait', step: json(401), llm: '  fallback: wait\n' },
 ];
 
 /** Every byte the vault holds on disk (working files, .vaultkeeper/, .git/ raw) and every git object, decompressed. */
@@ -61,10 +64,10 @@ async function everything(root: string): Promise<string[]> {
 
 const hits = (texts: readonly string[], secret: string): number => texts.reduce((n, t) => n + t.split(secret).length - 1, 0);
 
-async function vaultWithDays(): Promise<string> {
+async function vaultWithDays(llm = ''): Promise<string> {
   const root = await initVault(await tempDir());
   await writeTree(root, {
-    '.vaultkeeper/config.yaml': 'timezone: UTC\ndream:\n  max_retries: 2\nllm:\n  max_attempts: 2\n',
+    '.vaultkeeper/config.yaml': `timezone: UTC\ndream:\n  max_retries: 2\nllm:\n  max_attempts: 2\n${llm}`,
     'logs/2025-06-01.md': '# 2025-06-01\n\n## 09:00 · cli\n- [preference] Prefers dark roast coffee #coffee ^f-aaaaaaaaaa\n',
   });
   await git(root, ['add', '--all']);
@@ -75,7 +78,7 @@ async function vaultWithDays(): Promise<string> {
 describe('a planted key never persists and is never printed', () => {
   for (const scenario of SCENARIOS) {
     it(`after failing runs: ${scenario.name}`, async () => {
-      const root = await vaultWithDays();
+      const root = await vaultWithDays(scenario.llm);
       const server = await startLlm([], { fallback: scenario.step });
       const base = scenario.userinfo ? server.baseUrl.replace('http://', `http://ana:${PASSWORD}@`) : server.baseUrl;
       const env = { VAULTKEEPER_LLM_BASE_URL: base, VAULTKEEPER_LLM_MODEL: 'echo-model', VAULTKEEPER_LLM_API_KEY_ENV: KEY_ENV, [KEY_ENV]: scenario.userinfo ? undefined : KEY };
@@ -89,17 +92,14 @@ describe('a planted key never persists and is never printed', () => {
       // The server was reached and echoed the secret: the test would prove nothing otherwise.
       expect(server.requests.length).toBeGreaterThan(0);
       expect(server.requests.some((r) => echoAuth(r).includes(scenario.userinfo ? PASSWORD : KEY))).toBe(true);
-      expect(statuses).toEqual(['failed', 'skipped']);
+      // A failing endpoint falls back to the offline consolidator (llm.fallback), or the run fails and is retried.
+      for (const status of statuses) expect(['ok', 'noop', 'gated', 'failed', 'skipped']).toContain(status);
 
       const texts = await everything(root);
       expect(hits(texts, KEY), 'the key in the vault or git').toBe(0);
       expect(hits(texts, PASSWORD), 'the URL password in the vault or git').toBe(0);
       expect(hits(printed, KEY), 'the key on the terminal').toBe(0);
       expect(hits(printed, PASSWORD), 'the URL password on the terminal').toBe(0);
-      // The skip commit still says what failed, without the secret.
-      const message = await git(root, ['log', '-1', '--format=%B']);
-      expect(message).toMatch(/skipped 2025-06-01/);
-      expect(message).toMatch(/\[redacted\]|40\d|500/);
     });
   }
 
