@@ -4,7 +4,8 @@
  * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { redactor } from '../core/redact.js';
 
 export interface GlobalOptions {
   vault?: string;
@@ -30,10 +31,12 @@ function build(): Command {
 
   program
     .command('init')
-    .description('create a new vault (zones, schema.md, config, git repository)')
+    .description('create a new vault (zones, schema.md, config, git repository), or adopt an existing folder or Obsidian vault')
     .argument('[path]', 'folder for the new vault', '.')
+    .option('--adopt', 'make an existing folder or Obsidian vault a vault: add what it lacks, change no note')
+    .option('--obsidian-settings', 'with --adopt: also add vaultkeeper\'s .obsidian/ settings files the vault lacks')
     .option('--json', 'print the result as JSON')
-    .action(async (target: string, opts: { json?: boolean }) => (await import('./commands/init.js')).run(target, opts));
+    .action(async (target: string, opts: { json?: boolean; adopt?: boolean; obsidianSettings?: boolean }) => (await import('./commands/init.js')).run(target, opts));
 
   program
     .command('remember')
@@ -140,8 +143,21 @@ function build(): Command {
 
   program
     .command('mcp')
-    .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
-    .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
+    .description('serve the vault to AI agents as MCP memory tools over stdio, or over HTTP with --http (see docs/integrations.md)')
+    .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio')
+    .option('--port <port>', 'the HTTP port (default 8765; 0 picks a free one)', parsePort)
+    .option('--host <host>', 'the address to listen on (default 127.0.0.1, loopback only)')
+    .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
+    .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(shell, program));
+    });
 
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
@@ -178,6 +194,12 @@ function build(): Command {
   return program;
 }
 
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535.');
+  return n;
+}
+
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number.');
@@ -190,7 +212,20 @@ export function parseScore(value: string): number {
   return n;
 }
 
+/**
+ * Every line the CLI prints passes one redaction (DESIGN §9): a key a server echoed into an error, or a
+ * URL with a password, never reaches the terminal, whichever command or library wrote it.
+ */
+function redactOutput(): void {
+  const clean = redactor();
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? clean(chunk) : chunk, ...rest)) as typeof stream.write;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  redactOutput();
   const program = build();
   const debug = argv.includes('--debug');
   try {

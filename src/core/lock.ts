@@ -9,6 +9,7 @@ import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { VaultkeeperError } from './errors.js';
 import { processAlive, processStartTime } from './process.js';
+import { confinedPath } from '../vault/confine.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
 
@@ -28,7 +29,7 @@ export interface LockOptions {
  * after proper-lockfile's 15 s staleness. Returns the release.
  */
 export async function acquireLock(root: string, name: string, options: LockOptions = {}): Promise<() => Promise<void>> {
-  const dir = path.join(root, LOCK_DIR);
+  const dir = await confinedPath(root, LOCK_DIR, 'folder');
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
   const waitMs = options.waitMs ?? 120_000;

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { processStartTime } from '../core/process.js';
 
 export { processStartTime };
+import { confinedPath } from '../vault/confine.js';
 
 export const PID_FILE = '.vaultkeeper/daemon.pid';
 
@@ -46,7 +47,7 @@ export async function writePidFile(root: string, log: string): Promise<PidRecord
     vault: root,
     log,
   };
-  const file = path.join(root, PID_FILE);
+  const file = await confinedPath(root, PID_FILE);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(`${file}.tmp`, `${JSON.stringify(record)}\n`);
   await rename(`${file}.tmp`, file);
