@@ -4,7 +4,7 @@
  * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
 export interface GlobalOptions {
   vault?: string;
@@ -66,7 +66,8 @@ function build(): Command {
 
   program
     .command('doctor')
-    .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
+    .description('check the vault: malformed log lines, config, uncommitted edits, links; exit 1 on problems')
+    .option('--fix', 'append the derived ^id to fact lines written without one (one commit), then check')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
 
@@ -141,6 +142,15 @@ function build(): Command {
     .command('mcp')
     .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
     .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(shell, program));
+    });
 
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
