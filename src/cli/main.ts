@@ -5,11 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-
-export interface GlobalOptions {
-  vault?: string;
-  debug?: boolean;
-}
+import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -5,7 +5,7 @@ import { listLogDates } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { isAttachmentTarget, linkResolver } from '../pages/links.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
-import type { Check, Problem } from './doctor.js';
+import type { Check, Problem } from './problem.js';
 
 /** Root files link too (index.md, MEMORY.md); their links are checked like a page's. */
 const LINKING_ROOT_FILES = ['index.md', 'MEMORY.md'];

@@ -1,6 +1,6 @@
 import { runDoctor } from '../../doctor/doctor.js';
 import { locateVault } from '../../vault/locate.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { plural, printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {

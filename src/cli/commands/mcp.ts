@@ -1,6 +1,6 @@
 import { format } from 'node:util';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note } from '../output.js';
 
 /** Serves the vault over MCP on stdio. stdout carries the protocol alone: everything else goes to stderr. */

@@ -1,7 +1,7 @@
 import { locateVault } from '../../vault/locate.js';
 import type { VaultStatus } from '../../vault/status.js';
 import { askDaemon } from '../ask-daemon.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {
