@@ -14,6 +14,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Category, Fact } from '../logs/factlog.js';
+import { isGeneratedPage } from '../vault/layout.js';
 import { listWikiPages } from '../pages/discover.js';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
@@ -218,13 +219,14 @@ function removeForgotten(pages: Map<string, Page>, tombstones: TombstoneSet): vo
 function router(pages: Map<string, Page>): (fact: Fact, subjectKey: string | null) => Page {
   const find = (name: string): Page | undefined => {
     const want = normalizeText(name);
-    const matches = [...pages.values()].filter((p) => normalizeText(path.posix.basename(p.rel, '.md')) === want).sort((a, b) => a.rel.localeCompare(b.rel));
+    // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
+    const matches = [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && normalizeText(path.posix.basename(p.rel, '.md')) === want).sort((a, b) => a.rel.localeCompare(b.rel));
     return matches.find((p) => !p.rel.startsWith('5_Archives/')) ?? matches[0];
   };
   return (fact, subjectKey) => {
     if (subjectKey !== null) {
       for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
-        if (page.rel.startsWith('5_Archives/')) continue;
+        if (page.rel.startsWith('5_Archives/') || isGeneratedPage(page.rel)) continue;
         if (page.lines.some((l, i) => subjectOf(l.replace(/^\s*[-*+]\s+/, ''))?.key === subjectKey && page.sectionOf(i) === 'Current')) return page;
       }
     }
@@ -232,7 +234,12 @@ function router(pages: Map<string, Page>): (fact: Fact, subjectKey: string | nul
     const title = routeTitle(fact);
     const existing = find(title);
     if (existing !== undefined) return existing;
-    const rel = `${ZONE_OF[fact.category]}/${title}.md`;
+    let rel = `${ZONE_OF[fact.category]}/${title}.md`;
+    if (isGeneratedPage(rel)) {
+      rel = `${ZONE_OF[fact.category]}/${title} notes.md`;
+      const notes = pages.get(rel);
+      if (notes !== undefined) return notes;
+    }
     const tags = tag !== undefined ? [tag] : [];
     const front = ['---', `title: ${JSON.stringify(title)}`, 'type: topic', `tags: [${tags.map((t) => JSON.stringify(t)).join(', ')}]`, 'status: active', '---', `# ${title}`];
     const page = new Page(rel, front, true, '');

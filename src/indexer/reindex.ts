@@ -14,6 +14,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
+import type * as Projection from './projection.js';
 import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
 import { rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
@@ -122,7 +123,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
     const stats = await statAll(ctx.root, files);
     // The page parser (remark) loads only when some file must be projected.
-    let projector: typeof import('./projection.js') | null = null;
+    let projector: typeof Projection | null = null;
     let touched = false;
 
     let cited: Set<string> | null = null;
