@@ -4,7 +4,7 @@
  * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -62,7 +62,8 @@ function build(): Command {
 
   program
     .command('doctor')
-    .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
+    .description('check the vault: malformed log lines, config, uncommitted edits, links; exit 1 on problems')
+    .option('--fix', 'append the derived ^id to fact lines written without one (one commit), then check')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
 
@@ -84,6 +85,8 @@ function build(): Command {
     .option('--since <date>', 'only results dated on or after YYYY-MM-DD')
     .option('--until <date>', 'only results dated on or before YYYY-MM-DD')
     .option('--archived', 'include archived pages')
+    .option('--max-chars <n>', 'a budget on the characters of all results together', parsePositiveInt)
+    .option('--min-score <score>', 'leave out results scoring below this (0 to 1)', parseScore)
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
 
@@ -133,8 +136,21 @@ function build(): Command {
 
   program
     .command('mcp')
-    .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
-    .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
+    .description('serve the vault to AI agents as MCP memory tools over stdio, or over HTTP with --http (see docs/integrations.md)')
+    .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio')
+    .option('--port <port>', 'the HTTP port (default 8765; 0 picks a free one)', parsePort)
+    .option('--host <host>', 'the address to listen on (default 127.0.0.1, loopback only)')
+    .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
+    .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(shell, program));
+    });
 
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
@@ -171,9 +187,21 @@ function build(): Command {
   return program;
 }
 
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535.');
+  return n;
+}
+
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number.');
+  return n;
+}
+
+export function parseScore(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1, e.g. 0.3.');
   return n;
 }
 

@@ -7,7 +7,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
-const VERSION = 1;
+/** 2: rows carry `context` and `subject` (an older index is rebuilt). */
+const VERSION = 2;
 
 export interface FileEntry {
   size: number;

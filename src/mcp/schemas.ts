@@ -58,6 +58,18 @@ export const SearchInput = toolInput({
   since: dateField('since').optional().describe('Only results dated on or after this day, YYYY-MM-DD'),
   until: dateField('until').optional().describe('Only results dated on or before this day, YYYY-MM-DD'),
   archived: booleanField('archived').optional().describe('Include archived pages (5_Archives/ or status: archived); default false'),
+  max_chars: z
+    .number(wrong('max_chars must be a whole number of characters, e.g. 2000'))
+    .int(wrong('max_chars must be a whole number of characters, e.g. 2000'))
+    .min(1, wrong('max_chars must be at least 1'))
+    .optional()
+    .describe('A budget on the characters of all results\' text together, e.g. 2000; results past it are left out'),
+  min_score: z
+    .number(wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .min(0, wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .max(1, wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .optional()
+    .describe('Leave out results scoring below this; scores run from 0 to 1, higher is better'),
 });
 
 const FactInput = toolInput({
@@ -112,3 +124,27 @@ export const ConsolidateInput = toolInput({
 });
 
 export const StatusInput = toolInput({});
+
+export const MAX_CONTEXT_BUDGET = 50_000;
+const budgetError = wrong(`budget must be a whole number of characters from 500 to ${MAX_CONTEXT_BUDGET}`);
+
+export const ContextInput = toolInput({
+  subject: textField('subject must be a name or topic, e.g. "Caroline" or "coffee", at most 200 characters', 200).describe(
+    'Who or what: a person, project, place or topic, as a page would be named, e.g. "Caroline" or "coffee"',
+  ),
+  budget: z
+    .number(budgetError)
+    .int(budgetError)
+    .min(500, budgetError)
+    .max(MAX_CONTEXT_BUDGET, budgetError)
+    .optional()
+    .describe(`The most characters the answer may take, 500 to ${MAX_CONTEXT_BUDGET} (default 4000); the least important parts are left out first and counted in "omitted"`),
+});
+
+const daysError = wrong('days must be a whole number of days from 1 to 365');
+const limitError = wrong('limit must be a whole number from 1 to 100');
+
+export const RecentInput = toolInput({
+  days: z.number(daysError).int(daysError).min(1, daysError).max(365, daysError).optional().describe('How many days back, today included, 1 to 365 (default 7)'),
+  limit: z.number(limitError).int(limitError).min(1, limitError).max(100, limitError).optional().describe('Most items in each list, 1 to 100 (default 20)'),
+});

@@ -10,7 +10,7 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { Vault } from '../vault/vault.js';
 import { readCapped, resolveReadable } from './read.js';
 import { capText, errorResult, errorText, jsonResult, textResult, type Rewrites } from './results.js';
-import { ConsolidateInput, ForgetInput, ReadInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
+import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
 
 export type Log = (line: string) => void;
 
@@ -47,7 +47,7 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Search memory',
       description:
-        "Search the person's long-term memory: facts from the daily logs, sections of wiki pages and core memory (MEMORY.md), by hybrid full-text and semantic search. Results come best first, each with kind, path, line, a citation link to quote (e.g. [[2026-06-09#^f-7k2m9q0a1b]] or [[Coffee#Roast]]), text, score and date; a fact also carries its id (for memory_forget). Read a whole page with memory_read.",
+        "Search the person's long-term memory: facts from the daily logs, sections of wiki pages and core memory (MEMORY.md), by hybrid full-text and semantic search. Questions work as queries; \"a phrase\" must appear, -word must not. Results come best first (score 0 to 1), each a fact or the matching lines of a page section, with kind, path, line and line_end (section: the whole section's lines, for memory_read), a citation link to quote (e.g. [[2026-06-09#^f-7k2m9q0a1b]] or [[Coffee#Roast]]), text, score and date; a fact also carries its id (for memory_forget). Read a whole page with memory_read.",
       inputSchema: SearchInput,
       annotations: READ_ONLY,
     },
@@ -133,6 +133,34 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     },
     guarded('memory_status', log, {}, async () => jsonResult(await vault.status())),
   );
+
+  server.registerTool(
+    'memory_context',
+    {
+      title: 'Everything about a subject',
+      description:
+        "Everything the memory holds about one subject (a person, project, place or topic) in one call, within a character budget: its wiki pages (found by name or alias, else by search) with each page's lead paragraph, current values (subject:: value lines; history left out) and open tasks; the pages they link to and that link to them; the recent facts that mention it, newest first; and its commitments. Each item carries a citation link to quote. What did not fit the budget is counted in \"omitted\": raise budget, or read a page with memory_read.",
+      inputSchema: ContextInput,
+      annotations: READ_ONLY,
+    },
+    guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) =>
+      jsonResult(await vault.context(args.subject, args.budget === undefined ? {} : { budget: args.budget })),
+    ),
+  );
+
+  server.registerTool(
+    'memory_recent',
+    {
+      title: 'Recent activity',
+      description:
+        'What changed in the memory lately, for catching up at the start of a session: the newest facts (newest first), the wiki pages changed (by a person or by vaultkeeper, from git) and the last consolidation runs (dreams), over the last days (default 7). Each fact and page carries a citation link.',
+      inputSchema: RecentInput,
+      annotations: READ_ONLY,
+    },
+    guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) =>
+      jsonResult(await vault.recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) })),
+    ),
+  );
 }
 
 async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>): Promise<CallToolResult> {
@@ -144,6 +172,8 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
     since: args.since,
     until: args.until,
     archived: args.archived ?? false,
+    maxChars: args.max_chars,
+    minScore: args.min_score,
     onNote: (message) => log(`memory_search: ${message}`),
   });
   if (results.length === 0) return jsonResult({ query: args.query, results, note: 'no results: try other words, fewer filters, or archived: true' });

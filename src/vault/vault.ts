@@ -3,8 +3,11 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import type { RememberOptions, RememberResult } from '../capture/remember.js';
+import type { ContextOptions, SubjectContext } from '../recall/context.js';
+import type { RecentActivity, RecentOptions } from '../recall/recent.js';
 import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
+import type { FixIdsResult } from '../logs/fix-ids.js';
 import type { HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
@@ -69,6 +72,12 @@ export class Vault {
     return runDoctor(this.ctx.root, this.ctx.env);
   }
 
+  /** `doctor --fix`: appends the derived `^id` to hand-written fact lines that lack one, in one commit. */
+  async fixIds(): Promise<FixIdsResult> {
+    const { fixMissingIds } = await import('../logs/fix-ids.js');
+    return fixMissingIds(this.ctx.root, this.ctx.config);
+  }
+
   /** Consolidates the oldest pending log days into pages (DESIGN §7). */
   async dream(options: DreamOptions = {}): Promise<DreamResult> {
     const { dream } = await import('../dream/runner.js');
@@ -88,6 +97,18 @@ export class Vault {
   async status(now?: Date): Promise<VaultStatus> {
     const { vaultStatus } = await import('./status.js');
     return vaultStatus(this.ctx, now);
+  }
+
+  /** Everything known about a subject within a character budget: its pages, links, recent facts, commitments. */
+  async context(subject: string, options?: ContextOptions): Promise<SubjectContext> {
+    const { subjectContext } = await import('../recall/context.js');
+    return subjectContext(this, subject, options);
+  }
+
+  /** New facts, changed pages and the last dreams of the last days. */
+  async recent(options?: RecentOptions): Promise<RecentActivity> {
+    const { recentActivity } = await import('../recall/recent.js');
+    return recentActivity(this, options);
   }
 
   /** Regenerates the dashboard page (Mermaid charts) and commits it when it changed. */
