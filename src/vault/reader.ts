@@ -3,6 +3,7 @@
  * dashboard, the health snapshot) take this instead of importing Vault back, so no import cycle forms.
  */
 import type { OpenConflict } from '../dream/generate.js';
+import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { VaultContext } from './context.js';
 import type { VaultStatus } from './status.js';
 
@@ -11,4 +12,5 @@ export interface VaultReader {
   readonly ctx: VaultContext;
   status(now?: Date): Promise<VaultStatus>;
   conflicts(): Promise<OpenConflict[]>;
+  search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
 }
