@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { redactor } from '../core/redact.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -26,10 +27,12 @@ function build(): Command {
 
   program
     .command('init')
-    .description('create a new vault (zones, schema.md, config, git repository)')
+    .description('create a new vault (zones, schema.md, config, git repository), or adopt an existing folder or Obsidian vault')
     .argument('[path]', 'folder for the new vault', '.')
+    .option('--adopt', 'make an existing folder or Obsidian vault a vault: add what it lacks, change no note')
+    .option('--obsidian-settings', 'with --adopt: also add vaultkeeper\'s .obsidian/ settings files the vault lacks')
     .option('--json', 'print the result as JSON')
-    .action(async (target: string, opts: { json?: boolean }) => (await import('./commands/init.js')).run(target, opts));
+    .action(async (target: string, opts: { json?: boolean; adopt?: boolean; obsidianSettings?: boolean }) => (await import('./commands/init.js')).run(target, opts));
 
   program
     .command('remember')
@@ -205,7 +208,20 @@ export function parseScore(value: string): number {
   return n;
 }
 
+/**
+ * Every line the CLI prints passes one redaction (DESIGN §9): a key a server echoed into an error, or a
+ * URL with a password, never reaches the terminal, whichever command or library wrote it.
+ */
+function redactOutput(): void {
+  const clean = redactor();
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? clean(chunk) : chunk, ...rest)) as typeof stream.write;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  redactOutput();
   const program = build();
   const debug = argv.includes('--debug');
   try {

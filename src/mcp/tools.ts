@@ -127,7 +127,7 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Memory status',
       description:
-        "The vault's state: the consolidation watermark (the last day consolidated into pages), pending days and facts, skipped days, the last dream run, the index (rows, embedder) and the daemon.",
+        "The vault's state: the consolidation watermark (the last day consolidated into pages), pending days and facts, skipped days, the last dream run and what the next check will decide (dream.will_run, the gate holding it and what opens it), the index (rows, embedder), the daemon and each of its jobs' last and next run (schedule).",
       inputSchema: StatusInput,
       annotations: READ_ONLY,
     },
@@ -181,10 +181,11 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
+    ...(warning === undefined ? {} : { warning }),
   });
 }
 
