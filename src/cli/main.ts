@@ -6,11 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { redactor } from '../core/redact.js';
-
-export interface GlobalOptions {
-  vault?: string;
-  debug?: boolean;
-}
+import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
