@@ -33,7 +33,14 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
     try {
       release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'EEXIST') {
+        throw new VaultkeeperError('VK_LOCK_FILE', `${LOCK_DIR}/${name}.lock is a file, not vaultkeeper's lock (a folder)`, {
+          hint: `no vaultkeeper writes with such a file: remove ${LOCK_DIR}/${name}.lock, then run the command again`,
+          cause: error,
+        });
+      }
+      if (code !== 'ELOCKED') throw error;
       // A queue that moves is not a busy vault: with twenty writers, a waiter can lose the race for
       // minutes while every holder is quick. Each holder's lock directory is new (its birth time says so,
       // where the file system records one), so the wait restarts when the lock changes hands.

@@ -36,7 +36,7 @@ export async function initVault(target: string): Promise<InitResult> {
       hint: 'choose a new or empty folder',
     });
   }
-  await mkdir(root, { recursive: true });
+  await makeRoot(root);
   await cp(TEMPLATE_DIR, root, { recursive: true });
   // npm drops files named .gitignore from packages, so the template ships it without the dot.
   await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
@@ -52,4 +52,22 @@ export async function initVault(target: string): Promise<InitResult> {
     }),
   );
   return { root, commit };
+}
+
+/**
+ * Creates the vault folder. The last folder is made on its own, so a place where no folder can be made
+ * (e.g. /proc/x, where a recursive mkdir retries forever) fails at once with one line.
+ */
+async function makeRoot(root: string): Promise<void> {
+  const parent = path.dirname(root);
+  const parentExists = await stat(parent).then((info) => info.isDirectory(), () => false);
+  try {
+    if (parentExists) await mkdir(root).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    else await mkdir(root, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new VaultkeeperError('VK_INIT_FOLDER', `cannot create the folder ${root} (${code})`, { hint: 'choose a folder you can write to, e.g. ~/vault' });
+  }
 }
