@@ -59,13 +59,20 @@ export async function initVault(target: string): Promise<InitResult> {
  * (e.g. /proc/x, where a recursive mkdir retries forever) fails at once with one line.
  */
 async function makeRoot(root: string): Promise<void> {
-  const parent = path.dirname(root);
-  const parentExists = await stat(parent).then((info) => info.isDirectory(), () => false);
+  const missing: string[] = [];
+  let at = path.resolve(root);
+  while (!(await stat(at).then(() => true, () => false))) {
+    missing.unshift(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
   try {
-    if (parentExists) await mkdir(root).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-    else await mkdir(root, { recursive: true });
+    for (const folder of missing) {
+      await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new VaultkeeperError('VK_INIT_FOLDER', `cannot create the folder ${root} (${code})`, { hint: 'choose a folder you can write to, e.g. ~/vault' });
