@@ -6,11 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { redactor } from '../core/redact.js';
-
-export interface GlobalOptions {
-  vault?: string;
-  debug?: boolean;
-}
+import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,10 +27,12 @@ function build(): Command {
 
   program
     .command('init')
-    .description('create a new vault (zones, schema.md, config, git repository)')
+    .description('create a new vault (zones, schema.md, config, git repository), or adopt an existing folder or Obsidian vault')
     .argument('[path]', 'folder for the new vault', '.')
+    .option('--adopt', 'make an existing folder or Obsidian vault a vault: add what it lacks, change no note')
+    .option('--obsidian-settings', 'with --adopt: also add vaultkeeper\'s .obsidian/ settings files the vault lacks')
     .option('--json', 'print the result as JSON')
-    .action(async (target: string, opts: { json?: boolean }) => (await import('./commands/init.js')).run(target, opts));
+    .action(async (target: string, opts: { json?: boolean; adopt?: boolean; obsidianSettings?: boolean }) => (await import('./commands/init.js')).run(target, opts));
 
   program
     .command('remember')
