@@ -220,7 +220,18 @@ function redactOutput(): void {
   }
 }
 
+/** A reader that closed the pipe (`vaultkeeper status | head -1`) has all it wants: end quietly. */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe();
   redactOutput();
   const program = build();
   const debug = argv.includes('--debug');
@@ -239,7 +250,8 @@ async function report(error: unknown, debug: boolean): Promise<number> {
   }
   const { VaultkeeperError } = await import('../core/errors.js');
   if (error instanceof VaultkeeperError) {
-    process.stderr.write(`vaultkeeper: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
+    // One line, whatever a library put in the message (LanceDB's carry source paths on a second line).
+    process.stderr.write(`vaultkeeper: ${error.message.split('\n')[0]}${error.hint ? `; ${error.hint}` : ''}\n`);
     if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
