@@ -52,7 +52,7 @@ function plainText(text: string): string {
   return text.replace(/^\[(.+?::.*)\]$/u, '$1');
 }
 
-type Nlp = (text: string) => { people(): Found; places(): Found; organizations(): Found };
+type Nlp = (text: string) => { people(): Found; places(): Found; organizations(): Found; match(pattern: string): Found };
 interface Found {
   out(format: 'array'): string[];
 }
@@ -81,12 +81,34 @@ export async function recognizeEntities(facts: readonly Fact[]): Promise<Map<str
       const project = /^project[-_/](.+)$/u.exec(tag)?.[1];
       if (project !== undefined) add(`Project ${project.charAt(0).toUpperCase()}${project.slice(1).replace(/[-_]+/gu, ' ')}`, 'project', 0);
     }
-    const doc = nlp(text);
+    // A keyed fact reads as a sentence ("home city is Kyoto"), so the tagger sees its value as a name.
+    const keyed = /^(.+?)::\s*(.*)$/u.exec(text);
+    const doc = nlp(keyed === null ? text : `${keyed[1]!} is ${keyed[2]!}`);
     for (const name of doc.people().out('array')) add(name, 'person');
     for (const name of doc.organizations().out('array')) add(name, 'organization');
     for (const name of doc.places().out('array')) add(name, 'place');
-    found.sort((a, b) => a.at - b.at || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || a.entity.key.localeCompare(b.entity.key));
+    // Two or more proper nouns in a row that the tagger could not place are most often a person's name.
+    for (const name of doc.match('#ProperNoun #ProperNoun+').out('array')) if (!name.startsWith('Project ')) add(name, 'person');
     out.set(fact.id, found);
+  }
+  // A first name alone ("Farid likes chess") is a mention of the one full name that starts with it.
+  const full = new Map<string, string[]>();
+  for (const list of out.values()) {
+    for (const m of list) {
+      if (m.entity.type !== 'person' || !m.entity.name.includes(' ')) continue;
+      const first = m.entity.name.split(' ')[0]!;
+      if (!(full.get(first) ?? []).includes(m.entity.name)) full.set(first, [...(full.get(first) ?? []), m.entity.name]);
+    }
+  }
+  for (const fact of facts) {
+    const list = out.get(fact.id)!;
+    const text = plainText(fact.text);
+    for (const [first, names] of [...full.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      if (names.length !== 1 || list.some((m) => m.entity.name.split(' ')[0] === first)) continue;
+      const at = new RegExp(String.raw`(?<![\p{L}])${first}(?![\p{L}])`, 'u').exec(text)?.index;
+      if (at !== undefined) list.push({ entity: { name: first, key: normalizeText(first), type: 'person' }, at });
+    }
+    list.sort((a, b) => a.at - b.at || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || a.entity.key.localeCompare(b.entity.key));
   }
   return out;
 }
@@ -107,7 +129,8 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
       map.set(key, page);
       continue;
     }
-    const longer = !key.includes(' ') && entity.type === 'person' ? full.filter((f) => f.key.split(' ')[0] === key) : [];
+    // A first or last name alone joins the one full name it belongs to.
+    const longer = !key.includes(' ') && entity.type === 'person' ? full.filter((f) => f.key.split(' ')[0] === key || f.key.split(' ').at(-1) === key) : [];
     map.set(key, longer.length === 1 ? (known.get(longer[0]!.key) ?? longer[0]!) : entity);
   }
   const aliases = new Map<string, string[]>();

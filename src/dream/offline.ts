@@ -214,7 +214,20 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     mentions.set(fact.id, [...seen.values()]);
     for (const key of seen.keys()) named.set(key, (named.get(key) ?? 0) + 1);
   }
-  const eligible = (entity: Entity): boolean => (named.get(entity.key) ?? 0) >= MIN_FACTS_FOR_PAGE || byName(entity.name) !== undefined;
+  // Statements already on pages count too: a name met twice a month earns its page over a few runs.
+  const placed = live()
+    .flatMap((p) => p.lines.filter((l) => isItem(l) && citedIds(l).length > 0))
+    .join('\n');
+  const onPages = new Map<string, number>();
+  const mentioned = (entity: Entity): number => {
+    let n = onPages.get(entity.key);
+    if (n === undefined) {
+      n = placed.split(entity.name).length - 1;
+      onPages.set(entity.key, n);
+    }
+    return n;
+  };
+  const eligible = (entity: Entity): boolean => byName(entity.name) !== undefined || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
   const mainOf = (fact: Fact): Mention | undefined => (mentions.get(fact.id) ?? []).find((m) => eligible(m.entity));
 
   // Tags that occur together on a fact share a topic page (union-find, deterministic by sorted names).
