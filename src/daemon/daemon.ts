@@ -19,6 +19,8 @@ import { recordHealth } from './jobs/health.js';
 import { writeDigests } from './jobs/digest.js';
 import { promoteMemory } from './jobs/promote.js';
 import { openLogger, type DaemonLogger } from './log.js';
+import { answerQuery } from './queries.js';
+import { serveQueries, type QueryServer } from './query-server.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
 
@@ -107,6 +109,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   let lastWrite: Date | null = null;
   let watcher: VaultWatcher | null = null;
+  let queries: QueryServer | null = null;
   try {
     const scheduler = await createScheduler({
       root,
@@ -126,6 +129,17 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       onError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
     });
     await watcher.ready;
+    const current = watcher;
+    // Queries wait for one full pass (changes made while no daemon ran), then the watcher keeps the index current.
+    const caughtUp = state.vault.reindex().then(() => undefined, (error: unknown) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }));
+    queries = await serveQueries(root, async (request) => {
+      await caughtUp;
+      await current.flush();
+      return answerQuery(state.vault, request);
+    }).catch((error: unknown) => {
+      logger.log('warn', `quick queries are answered in process: ${errorMessage(error)}`);
+      return null;
+    });
     await writeStatus(root, pid.pid, pid.started_at, scheduler, state, []);
 
     while (!stop.signal.aborted) {
@@ -151,6 +165,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     return 0;
   } finally {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.off(signal, onSignal);
+    await queries?.close().catch(() => undefined);
     await watcher?.close().catch(() => undefined);
     await state.vault.close().catch(() => undefined);
     await removePidFile(root, pid.pid);

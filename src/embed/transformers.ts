@@ -12,6 +12,7 @@ import type { pipeline as Pipeline } from '@huggingface/transformers';
 import type { Config } from '../core/config.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
+import { isModuleNotFound, missingPackages } from './optional.js';
 
 export type TransformersSettings = Config['index']['transformers'];
 
@@ -35,12 +36,15 @@ interface ModelFolder {
 }
 
 export async function createTransformersEmbedder(settings: TransformersSettings, options: { root: string; env: NodeJS.ProcessEnv }): Promise<Embedder> {
+  const transformers = await import('@huggingface/transformers').catch((error: unknown) => {
+    throw isModuleNotFound(error) ? missingPackages('transformers', error) : error;
+  });
   const candidates = settings.path === null ? await cacheFolders(settings, options) : [path.resolve(options.root, settings.path)];
   const folders = await Promise.all(candidates.map(inspect));
   const folder = folders.find((f) => f.missing.length === 0) ?? folders.find((f) => f.found);
   if (folder?.weights === undefined || folder.missing.length > 0) throw missingModel(settings, candidates, folder);
 
-  const { pipeline, env, LogLevel } = await import('@huggingface/transformers');
+  const { pipeline, env, LogLevel } = transformers;
   // transformers.js keeps its settings on one shared object; these hold for every load in the process.
   env.allowRemoteModels = false;
   env.allowLocalModels = true;

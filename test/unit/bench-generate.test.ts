@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { benchQueries, generateVault, planVault, type GeneratedFile } from '../../src/bench/generate.js';
-import { createRandom } from '../../src/bench/random.js';
+import { benchQueries, generateVault, planVault, type GeneratedFile } from '../../bench/generate.js';
+import { createRandom } from '../../bench/random.js';
 import { parseLog } from '../../src/logs/factlog.js';
 import { FACT_ID_RE } from '../../src/logs/ids.js';
 import { useTempDir } from '../helpers/tmp.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { applyAudit, conversationLogs, normalizeEvidence, parseSessionDate, type AuditEntry, type LocomoConversation } from '../../src/bench/locomo.js';
+import { applyAudit, conversationLogs, normalizeEvidence, parseSessionDate, type AuditEntry, type LocomoConversation } from '../../bench/locomo.js';
 import { parseLog } from '../../src/logs/factlog.js';
 
 describe('parseSessionDate', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { buildBm25, tokenize } from '../../src/bench/bm25.js';
-import { aggregate, aggregateByCategory, scoreRanking } from '../../src/bench/metrics.js';
-import { replaceSection } from '../../src/bench/report.js';
-import { markdownTable, parseTimeVerbose, percentile, summarize } from '../../src/bench/stats.js';
+import { buildBm25, tokenize } from '../../bench/bm25.js';
+import { aggregate, aggregateByCategory, scoreRanking } from '../../bench/metrics.js';
+import { replaceSection } from '../../bench/report.js';
+import { markdownTable, parseTimeVerbose, percentile, summarize } from '../../bench/stats.js';
 
 describe('scoreRanking', () => {
   test('recall counts the share of gold items found, MRR the first hit', () => {

@@ -175,7 +175,7 @@ describe('appendBatch then readLog', () => {
     );
     const [b] = await withWriteLock(root, (lock) => appendBatch(lock, DATE, '15:00', 'cli', [canonicalFact({ text: 'home city:: Lisbon', tags: ['location'] })]));
     expect(await readFile(path.join(root, 'logs', `${DATE}.md`), 'utf8')).toBe(
-      [`# ${DATE}`, '', '## 14:32 · claude-code/3f9a1c', `- [preference] Prefers dark roast coffee #coffee ^${a!.id}`, '', '## 15:00 · cli', `- [fact] home city:: Lisbon #location ^${b!.id}`, ''].join('\n'),
+      [`# ${DATE}`, '', '## 14:32 · claude-code/3f9a1c', `- [preference] Prefers dark roast coffee #coffee ^${a!.id}`, '', '## 15:00 · cli', `- [fact] [home city:: Lisbon] #location ^${b!.id}`, ''].join('\n'),
     );
     expect([a!.line, b!.line]).toEqual([4, 7]);
   });

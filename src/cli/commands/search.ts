@@ -1,5 +1,7 @@
 import type { RowKind } from '../../indexer/rows.js';
-import { openVault } from '../../vault/vault.js';
+import type { SearchOptions, SearchResult } from '../../indexer/search.js';
+import { locateVault } from '../../vault/locate.js';
+import { askDaemon } from '../ask-daemon.js';
 import type { GlobalOptions } from '../main.js';
 import { note, printJson, printLine } from '../output.js';
 
@@ -16,8 +18,7 @@ export interface SearchCliOptions {
 
 export async function run(words: string[], opts: SearchCliOptions, globals: GlobalOptions): Promise<void> {
   const query = words.join(' ');
-  const vault = await openVault({ vault: globals.vault });
-  const results = await vault.search(query, {
+  const options: SearchOptions = {
     k: opts.k ?? 10,
     kind: opts.kind as RowKind | undefined,
     category: opts.category,
@@ -25,9 +26,8 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     since: opts.since,
     until: opts.until,
     archived: opts.archived ?? false,
-    onNote: (message) => note(`vaultkeeper: ${message}`),
-  });
-  await vault.close();
+  };
+  const results = await searchWarm(query, options, globals) ?? await searchInProcess(query, options, globals);
   if (opts.json) {
     printJson({ query, results });
     return;
@@ -43,5 +43,24 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     const text = r.text.replace(/\s+/g, ' ').trim();
     printLine(`        ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`);
     printLine(`        ${r.link}`);
+  }
+}
+
+/** The daemon's answer when one runs and answers quickly (the same JSON as in process), else null. */
+async function searchWarm(query: string, options: SearchOptions, globals: GlobalOptions): Promise<SearchResult[] | null> {
+  const root = locateVault({ vault: globals.vault });
+  const debug = globals.debug ? (why: string) => note(`vaultkeeper: ${why}; searching in process`) : undefined;
+  const reply = await askDaemon<SearchResult[]>(root, { op: 'search', query, options: { ...options } }, debug);
+  if (reply !== null && globals.debug) note('vaultkeeper: answered by the daemon');
+  return reply?.value ?? null;
+}
+
+async function searchInProcess(query: string, options: SearchOptions, globals: GlobalOptions): Promise<SearchResult[]> {
+  const { openVault } = await import('../../vault/vault.js');
+  const vault = await openVault({ vault: globals.vault });
+  try {
+    return await vault.search(query, { ...options, onNote: (message) => note(`vaultkeeper: ${message}`) });
+  } finally {
+    await vault.close();
   }
 }

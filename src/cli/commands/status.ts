@@ -1,10 +1,11 @@
-import { openVault } from '../../vault/vault.js';
+import { locateVault } from '../../vault/locate.js';
+import type { VaultStatus } from '../../vault/status.js';
+import { askDaemon } from '../ask-daemon.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {
-  const vault = await openVault({ vault: globals.vault });
-  const status = await vault.status();
+  const status = await readStatus(globals);
   if (opts.json) {
     printJson(status);
     return;
@@ -22,4 +23,14 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
     printLine(`llm        ${check}; ${llm.today?.total_tokens ?? 0} tokens today`);
     if (llm.fallback) printLine(`           ${llm.fallback.mode === 'offline' ? 'dreams use the offline consolidator' : 'LLM jobs wait'}: ${llm.fallback.reason}`);
   }
+}
+
+/** From the daemon when it runs (nothing to load), else read here; the same either way. */
+async function readStatus(globals: GlobalOptions): Promise<VaultStatus> {
+  const root = locateVault({ vault: globals.vault });
+  const reply = await askDaemon<VaultStatus>(root, { op: 'status' });
+  // The daemon may know the vault by another spelling of its path (a symlink): report it as asked.
+  if (reply !== null) return { ...reply.value, vault: root };
+  const { openVault } = await import('../../vault/vault.js');
+  return (await openVault({ vault: globals.vault })).status();
 }

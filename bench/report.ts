@@ -1,10 +1,17 @@
 /** Writes measured results into docs/benchmarks.md between markers, leaving the rest of the page alone. */
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: dist/bench/ and src/bench/ both sit two levels below it. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository root: the nearest folder above this file holding package.json (bench/ or dist-bench/bench/). */
+export const REPO_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(dir: string): string {
+  if (existsSync(path.join(dir, 'package.json'))) return dir;
+  const parent = path.dirname(dir);
+  return parent === dir ? process.cwd() : findRoot(parent);
+}
 export const BENCHMARKS_DOC = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 
 const NEW_DOC = '# Benchmarks\n\nMeasured figures, written by `npm run bench` and `npm run eval`; rerun them to refresh.\n';

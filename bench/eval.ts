@@ -16,10 +16,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigSchema } from '../core/config.js';
-import { errorMessage } from '../core/errors.js';
-import { createEmbedder } from '../embed/embedder.js';
-import { openVault } from '../vault/vault.js';
+import { ConfigSchema } from '#src/core/config.js';
+import { errorMessage } from '#src/core/errors.js';
+import { createEmbedder } from '#src/embed/embedder.js';
+import { openVault } from '#src/vault/vault.js';
 import { buildBm25 } from './bm25.js';
 import { aggregateByCategory, scoreRanking, type Aggregate, type QuestionScore } from './metrics.js';
 import { applyAudit, loadConversation, normalizeEvidence, readAudit, readLocomo, turnText, type LocomoConversation, type LocomoQuestion } from './locomo.js';
@@ -235,9 +235,9 @@ async function embedderSystem(
   env: NodeJS.ProcessEnv,
 ): Promise<SystemResult[]> {
   const [{ IndexStore }, { indexUri }, { whereClause }] = await Promise.all([
-    import('../indexer/store.js'),
-    import('../indexer/reindex.js'),
-    import('../indexer/search.js'),
+    import('#src/indexer/store.js'),
+    import('#src/indexer/reindex.js'),
+    import('#src/indexer/search.js'),
   ]);
   const scores = newScores();
   const vectorScores = newScores();

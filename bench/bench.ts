@@ -13,16 +13,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../core/errors.js';
-import { readJournal } from '../dream/journal.js';
-import { createEmbedder } from '../embed/embedder.js';
-import type { Embedder } from '../embed/embedder.js';
-import { projectFile } from '../indexer/projection.js';
-import type { ReindexResult } from '../indexer/reindex.js';
-import { IndexStore } from '../indexer/store.js';
-import { logRelPath } from '../logs/factlog.js';
-import { readTombstones } from '../tombstones/tombstones.js';
-import { openVault, type Vault } from '../vault/vault.js';
+import { errorMessage } from '#src/core/errors.js';
+import { readJournal } from '#src/dream/journal.js';
+import { createEmbedder } from '#src/embed/embedder.js';
+import type { Embedder } from '#src/embed/embedder.js';
+import { projectFile } from '#src/indexer/projection.js';
+import type { ReindexResult } from '#src/indexer/reindex.js';
+import { IndexStore } from '#src/indexer/store.js';
+import { logRelPath } from '#src/logs/factlog.js';
+import { readTombstones } from '#src/tombstones/tombstones.js';
+import { openVault, type Vault } from '#src/vault/vault.js';
 import { runCli, startCli, stopChild } from './child.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { createRandom } from './random.js';
@@ -323,7 +323,7 @@ async function measureSearch(root: string, s: Settings, env: NodeJS.ProcessEnv):
 
 /** The same queries through the indexer's search on one store kept open: what Vault.search costs beyond it. */
 async function searchOpenStore(vault: Vault, queries: readonly string[]): Promise<Summary> {
-  const [{ search }, { indexUri }] = await Promise.all([import('../indexer/search.js'), import('../indexer/reindex.js')]);
+  const [{ search }, { indexUri }] = await Promise.all([import('#src/indexer/search.js'), import('#src/indexer/reindex.js')]);
   const embedder = await vault.loadEmbedder();
   const store = await IndexStore.open(indexUri(vault.ctx), embedder?.dimensions ?? null);
   try {

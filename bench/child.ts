@@ -4,10 +4,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './report.js';
 import { parseTimeVerbose } from './stats.js';
 
-export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+export const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
 const RSS_CHILD = fileURLToPath(new URL('./rss-child.js', import.meta.url));
 const GNU_TIME = '/usr/bin/time';
 const RSS_LINE = /^vk-bench maxrss-kb: (\d+)$/m;

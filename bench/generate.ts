@@ -5,9 +5,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CATEGORIES, formatBatchHeader, formatFactLine, logRelPath, type CanonicalFact, type Category } from '../logs/factlog.js';
-import { factId } from '../logs/ids.js';
-import { initVault } from '../vault/init.js';
+import { CATEGORIES, formatBatchHeader, formatFactLine, logRelPath, type CanonicalFact, type Category } from '#src/logs/factlog.js';
+import { factId } from '#src/logs/ids.js';
+import { initVault } from '#src/vault/init.js';
 import { createRandom, type Random } from './random.js';
 import {
   ASPECTS, CONTEXTS, MONTHS, PEOPLE, PLACES, PROJECTS, QUALITIES, RELATIONS, ROLES, SOURCES, TOPICS, WEEKDAYS, type Topic,

@@ -6,9 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { listWikiPages } from '../pages/discover.js';
-import { linkResolver } from '../pages/links.js';
-import { parsePage } from '../pages/parse.js';
+import { listWikiPages } from '#src/pages/discover.js';
+import { linkResolver } from '#src/pages/links.js';
+import { parsePage } from '#src/pages/parse.js';
 
 export interface PageMetrics {
   pages: number;

@@ -7,9 +7,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { canonicalFact, formatBatchHeader, formatFactLine, logRelPath } from '../logs/factlog.js';
-import { factId } from '../logs/ids.js';
-import { initVault } from '../vault/init.js';
+import { canonicalFact, formatBatchHeader, formatFactLine, logRelPath } from '#src/logs/factlog.js';
+import { factId } from '#src/logs/ids.js';
+import { initVault } from '#src/vault/init.js';
 
 const Turn = z.object({
   speaker: z.string(),

@@ -1,9 +1,9 @@
 /** Helpers shared by the bench and the eval: choosing a vault's embedder, appending facts as the writer does. */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE } from '../core/config.js';
-import { withWriteLock } from '../core/lock.js';
-import { appendBatch, type AppendedFact, type CanonicalFact } from '../logs/factlog.js';
+import { CONFIG_FILE } from '#src/core/config.js';
+import { withWriteLock } from '#src/core/lock.js';
+import { appendBatch, type AppendedFact, type CanonicalFact } from '#src/logs/factlog.js';
 
 const EMBEDDER_LINE = /^(\s+embedder:)[^\n#]*/m;
 

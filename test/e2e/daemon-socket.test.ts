@@ -1,0 +1,161 @@
+/**
+ * Search answered warm (DESIGN §10): with the daemon running, `search` and `status` are answered over
+ * the socket in .vaultkeeper/run/ with the same output as in process; without it, or with a socket
+ * that cannot be trusted, the CLI answers in process.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFile, chmod, chown, lstat, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, runJson, type CliResult } from '../helpers/cli.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+const started: string[] = [];
+
+afterEach(async () => {
+  for (const root of started.splice(0)) await runCli(['--vault', root, 'daemon', 'stop']);
+});
+
+async function vault(): Promise<string> {
+  const root = path.join(await tempDir(), 'vault');
+  await runJson(['init', root]);
+  await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: none\nextract:\n  sessions: []\n');
+  execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
+  await runJson(['--vault', root, 'remember', 'Prefers dark roast coffee', '-t', 'coffee', '--date', '2026-06-01']);
+  await runJson(['--vault', root, 'remember', 'Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-02']);
+  await runJson(['--vault', root, 'remember', 'Coffee with Ana every Friday', '--date', '2026-06-03']);
+  return root;
+}
+
+async function startDaemon(root: string): Promise<number> {
+  const { pid } = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
+  started.push(root);
+  return pid;
+}
+
+const search = (root: string, ...args: string[]): Promise<CliResult> => runCli(['--vault', root, 'search', ...args, '--json', '--debug']);
+
+async function until<T>(probe: () => Promise<T | null>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The first search the daemon answers (it serves once its catch-up pass is done). */
+async function warm(root: string, ...args: string[]): Promise<CliResult> {
+  return until(async () => {
+    const out = await search(root, ...args);
+    return out.stderr.includes('answered by the daemon') ? out : null;
+  }, 'the daemon to answer');
+}
+
+describe('the daemon query socket', () => {
+  it('answers search and status with the same output as in process, from a private socket', async () => {
+    const root = await vault();
+    const cold = await search(root, 'coffee');
+    expect(cold.code).toBe(0);
+    expect(cold.stderr).toContain('no daemon socket');
+    const coldFiltered = await search(root, 'coffee', '--since', '2026-06-02', '-k', '1');
+    const coldText = await runCli(['--vault', root, 'search', 'coffee']);
+
+    await startDaemon(root);
+    const hot = await warm(root, 'coffee');
+    expect(hot.stdout).toBe(cold.stdout);
+    expect(JSON.parse(hot.stdout).results.length).toBe(2);
+    expect((await search(root, 'coffee', '--since', '2026-06-02', '-k', '1')).stdout).toBe(coldFiltered.stdout);
+    expect((await runCli(['--vault', root, 'search', 'coffee'])).stdout).toBe(coldText.stdout);
+
+    // A usage error found by the daemon is reported as in process: one line, exit 2.
+    const bad = await runCli(['--vault', root, 'search', 'coffee', '--since', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^vaultkeeper: --since must be a date YYYY-MM-DD/);
+
+    const socket = path.join(root, '.vaultkeeper/run/daemon.sock');
+    expect((await lstat(socket)).isSocket()).toBe(true);
+    expect((await lstat(socket)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(socket))).mode & 0o777).toBe(0o700);
+
+    const status = await runJson<{ vault: string; daemon: { running: boolean } }>(['--vault', root, 'status']);
+    expect(status.vault).toBe(root);
+    expect(status.daemon.running).toBe(true);
+  });
+
+  it('makes an appended fact searchable through the daemon within 2 s', async () => {
+    const root = await vault();
+    await startDaemon(root);
+    await warm(root, 'coffee');
+    const log = path.join(root, 'logs/2026-06-03.md');
+    await appendFile(log, '\n## 10:00 · test\n- [fact] Owns a red kayak named Otter\n');
+    const appended = Date.now();
+    const found = await until(async () => {
+      const out = await search(root, 'kayak');
+      return out.stderr.includes('answered by the daemon') && out.stdout.includes('Otter') ? out : null;
+    }, 'the appended fact', 2_000);
+    expect(Date.now() - appended).toBeLessThanOrEqual(2_000);
+    expect(JSON.parse(found.stdout).results[0].text).toBe('Owns a red kayak named Otter');
+  });
+
+  it('falls back to searching in process when the daemon is stopped, and the socket goes with it', async () => {
+    const root = await vault();
+    await startDaemon(root);
+    const hot = await warm(root, 'portuguese');
+    await runJson(['--vault', root, 'daemon', 'stop']);
+    const cold = await search(root, 'portuguese');
+    expect(cold.code).toBe(0);
+    expect(cold.stderr).toContain('no daemon socket');
+    expect(cold.stdout).toBe(hot.stdout);
+  });
+
+  it('refuses a socket with loose permissions or another owner', async () => {
+    const root = await vault();
+    await startDaemon(root);
+    const hot = await warm(root, 'coffee');
+    const socket = path.join(root, '.vaultkeeper/run/daemon.sock');
+
+    await chmod(socket, 0o666);
+    const loose = await search(root, 'coffee');
+    expect(loose.stderr).toMatch(/not using the daemon socket: .*open to other users \(mode 666\)/);
+    expect(loose.stderr).not.toContain('answered by the daemon');
+    expect(loose.stdout).toBe(hot.stdout);
+    await chmod(socket, 0o600);
+
+    await chmod(path.dirname(socket), 0o755);
+    expect((await search(root, 'coffee')).stderr).toMatch(/not using the daemon socket: .*run is open to other users/);
+    await chmod(path.dirname(socket), 0o700);
+
+    if (process.getuid?.() === 0) {
+      await chown(socket, 65534, 65534);
+      const foreign = await search(root, 'coffee');
+      expect(foreign.stderr).toMatch(/not using the daemon socket: .*belongs to another user \(uid 65534\)/);
+      expect(foreign.stdout).toBe(hot.stdout);
+      await chown(socket, 0, 0);
+    }
+    expect((await search(root, 'coffee')).stderr).toContain('answered by the daemon');
+  });
+
+  it('falls back past a socket left by a crash, and the next daemon replaces it', async () => {
+    const root = await vault();
+    const cold = await search(root, 'coffee');
+    // A process that listened on the socket and was killed leaves the socket file behind, answering nobody.
+    const socket = path.join(root, '.vaultkeeper/run/daemon.sock');
+    const script = `const fs=require('fs');fs.mkdirSync(${JSON.stringify(path.dirname(socket))},{recursive:true,mode:0o700});require('net').createServer().listen(${JSON.stringify(socket)},()=>{fs.chmodSync(${JSON.stringify(socket)},0o600);console.log('up')})`;
+    const crashed = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => crashed.stdout.once('data', resolve));
+    crashed.kill('SIGKILL');
+    await new Promise((resolve) => crashed.once('exit', resolve));
+    expect((await lstat(socket)).isSocket()).toBe(true);
+
+    const stale = await search(root, 'coffee');
+    expect(stale.code).toBe(0);
+    expect(stale.stderr).toMatch(/the daemon did not answer: .*ECONNREFUSED/);
+    expect(stale.stdout).toBe(cold.stdout);
+
+    await startDaemon(root);
+    expect((await warm(root, 'coffee')).stdout).toBe(cold.stdout);
+  });
+});
