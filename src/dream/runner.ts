@@ -20,6 +20,7 @@ import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidat
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
+import { pageChecks } from './page-checks.js';
 import { batchKey, readDreamState, writeDreamState } from './state.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
@@ -163,7 +164,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.pages = pages;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark.
-    const problem = failure ?? (facts.length > 0 ? proofOfWork(pages) : null) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones));
+    const problem = failure ?? (facts.length > 0 ? proofOfWork(pages) : null) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ?? (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
     if (problem !== null) throw new CheckFailed(problem);
 
     const uncited = uncitedFacts(facts, await citedIds(tree));
