@@ -130,7 +130,8 @@ function build(): Command {
 
   program
     .command('status')
-    .description('watermark, pending days, the index, the daemon')
+    .description('watermark, pending days, when the dream runs and what holds it, the daemon and its jobs')
+    .option('--dashboard', `regenerate the dashboard page (${'4_Resources/Dashboard.md'}) first`)
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
 

@@ -97,7 +97,7 @@ export const ConfigSchema = z
         min_hours: z.number().min(0).default(24).describe('Hours between dream attempts when there is no backlog.'),
         min_facts: z.number().int().min(0).default(20).describe('Pending facts needed before a dream runs.'),
         max_days: z.number().int().min(1).default(14).describe('Most log days consolidated in one run; more pending days is a backlog.'),
-        max_retries: z.number().int().min(1).default(3).describe('Failed runs of one batch before its dates are skipped.'),
+        max_retries: z.number().int().min(1).default(3).describe('Failed runs of a one-day batch before that day is skipped; a failed batch of several days is halved first, and an LLM that cannot be used never counts.'),
         timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
         max_changed_pages: z.number().int().min(1).default(100).describe('Most pages one run may create, change or archive; more fails the safety check.'),
         max_archived_pages: z.number().int().min(0).default(10).describe('Most pages one run may archive.'),

@@ -274,7 +274,8 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
       trigger: { every: 60 * MINUTE },
       run: async (ctx) => {
         const snapshot = await recordHealth(state.vault, ctx.now);
-        return { summary: `${snapshot.pending_days} pending days, ${snapshot.problems} problems, ${snapshot.open_conflicts} open conflicts` };
+        const dashboard = await state.vault.dashboard(ctx.now);
+        return { summary: `${snapshot.pending_days} pending days, ${snapshot.problems} problems, ${snapshot.open_conflicts} open conflicts; dashboard ${dashboard.changed ? 'rewritten' : 'unchanged'}` };
       },
     },
     {

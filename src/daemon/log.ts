@@ -1,9 +1,25 @@
-/** The daemon's log, `.vaultkeeper/daemon.log`: one JSON object a line, so scripts and `daemon log` can read it. */
-import { appendFileSync, mkdirSync } from 'node:fs';
+/**
+ * The daemon's log, `.vaultkeeper/daemon.log`: one JSON object a line, so scripts and `daemon log` can read it.
+ * Size-capped: past `maxBytes` it rotates to daemon.log.1 (the older .1 to .2, the oldest dropped), so a
+ * daemon that runs for months never fills the disk; readers read the rotated files first.
+ */
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const LOG_FILE = '.vaultkeeper/daemon.log';
+/** Rotate past this size. */
+export const LOG_MAX_BYTES = 5 * 1024 * 1024;
+/** Rotated files kept (daemon.log.1 … daemon.log.N). */
+export const LOG_KEEP = 2;
+
+export interface LoggerOptions {
+  echo?: (line: string) => void;
+  /** Default LOG_MAX_BYTES. */
+  maxBytes?: number;
+  /** Default LOG_KEEP. */
+  keep?: number;
+}
 
 export type Level = 'info' | 'warn' | 'error';
 
@@ -20,18 +36,55 @@ export interface DaemonLogger {
   log(level: Level, msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function openLogger(root: string, options: { echo?: (line: string) => void } = {}): DaemonLogger {
+export function openLogger(root: string, options: LoggerOptions = {}): DaemonLogger {
   const file = path.join(root, LOG_FILE);
+  const maxBytes = options.maxBytes ?? LOG_MAX_BYTES;
+  const keep = options.keep ?? LOG_KEEP;
   mkdirSync(path.dirname(file), { recursive: true });
+  let size = fileSize(file);
   return {
     file,
     log(level, msg, fields = {}) {
       const entry: LogEntry = { at: new Date().toISOString(), level, msg, ...fields };
+      const line = `${JSON.stringify(entry)}\n`;
+      if (size > 0 && size + Buffer.byteLength(line) > maxBytes) {
+        rotate(file, keep);
+        size = 0;
+      }
       // One synchronous append a line: lines never interleave, and the last words before a crash are kept.
-      appendFileSync(file, `${JSON.stringify(entry)}\n`);
+      appendFileSync(file, line);
+      size += Buffer.byteLength(line);
       options.echo?.(formatEntry(entry));
     },
   };
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** daemon.log → .1 → .2 …; the oldest beyond `keep` is dropped. The daemon is the log's one writer. */
+function rotate(file: string, keep: number): void {
+  rmSync(`${file}.${keep}`, { force: true });
+  for (let n = keep - 1; n >= 1; n--) {
+    try {
+      renameSync(`${file}.${n}`, `${file}.${n + 1}`);
+    } catch {
+      // not rotated that far yet
+    }
+  }
+  if (keep >= 1) renameSync(file, `${file}.1`);
+  else rmSync(file, { force: true });
+}
+
+/** The log's files, oldest first: the rotated ones (.N … .1), then the current one. */
+export function logFiles(root: string, keep = LOG_KEEP): string[] {
+  const file = path.join(root, LOG_FILE);
+  return [...Array.from({ length: keep }, (_, i) => `${file}.${keep - i}`), file];
 }
 
 export function formatEntry(entry: LogEntry): string {
@@ -42,14 +95,10 @@ export function formatEntry(entry: LogEntry): string {
   return `${at.slice(0, 19).replace('T', ' ')} ${level.padEnd(5)} ${job ? `[${job}] ` : ''}${msg}${extra ? `  ${extra}` : ''}`;
 }
 
-/** Parsed entries of the log, oldest first; torn or foreign lines are skipped. */
+/** Parsed entries of the log across its rotated files, oldest first; torn or foreign lines are skipped. */
 export async function readLogEntries(root: string, filter: { job?: string; tail?: number } = {}): Promise<LogEntry[]> {
   let text = '';
-  try {
-    text = await readFile(path.join(root, LOG_FILE), 'utf8');
-  } catch {
-    return [];
-  }
+  for (const file of logFiles(root)) text += await readFile(file, 'utf8').then((t) => (t === '' || t.endsWith('\n') ? t : `${t}\n`), () => '');
   const entries: LogEntry[] = [];
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;

@@ -11,10 +11,10 @@ import type { Fact } from '../logs/factlog.js';
 import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 
 
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines';
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'forgotten';
 
 export interface CheckFailure {
   check: CheckName;
@@ -73,11 +73,11 @@ export async function pagesParse(root: string, pages: PageChanges): Promise<Chec
   return null;
 }
 
-/** Fact ids cited anywhere in the worktree's pages (digests aside). */
+/** Fact ids cited anywhere in the worktree's pages (generated ones, digests and the dashboard, aside). */
 export async function citedIds(root: string): Promise<Set<string>> {
   const cited = new Set<string>();
   for (const rel of await listWikiPages(root)) {
-    if (rel.startsWith(DIGESTS_DIR)) continue;
+    if (isGeneratedPage(rel)) continue;
     for (const chunk of parsePage(rel, await readFile(path.join(root, rel))).chunks) for (const id of chunk.citations) cited.add(id);
   }
   return cited;

@@ -32,7 +32,9 @@ export type GateDecision =
 
 export function decide(pending: Pending, state: DreamState, config: Config['dream'], now: Date, force: boolean): GateDecision {
   if (pending.dates.length === 0) return { open: false, status: 'noop', reason: 'no pending log days before today' };
-  const batch = pending.dates.slice(0, config.max_days);
+  // A batch that failed is halved (state.split) before any single day of it can be skipped.
+  const split = state.split !== null && state.split.from === pending.dates[0] ? state.split.days : config.max_days;
+  const batch = pending.dates.slice(0, Math.min(config.max_days, split));
   if (force) return { open: true, why: 'forced', batch };
   if (pending.dates.length > config.max_days) return { open: true, why: 'backlog', batch };
   if (state.last_attempt_at !== null) {

@@ -22,7 +22,7 @@ import type { Category, Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR } from '../vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { boundPages } from './bound.js';
 import { dueDate, dueOf, isCommitment } from './commitments.js';
 import { flagConflict, resolveConflicts } from './conflicts.js';
@@ -186,10 +186,11 @@ interface Routing {
  * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
  */
 async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Promise<Routing> {
-  const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR)).sort((a, b) => a.rel.localeCompare(b.rel));
+  // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
+  const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => a.rel.localeCompare(b.rel));
   const byName = (name: string): Page | undefined => {
     const want = normalizeText(name);
-    const matches = [...pages.values()].filter((p) => normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel));
+    const matches = [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel));
     return matches.find((p) => !p.rel.startsWith(ARCHIVE_DIR)) ?? matches[0];
   };
   // Entities that already have a page, by title and alias.
@@ -275,7 +276,10 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     if (top !== undefined && top.n >= 2 && top.n * 3 >= withTag.length * 2 && byName(titleOf(tag)) === undefined) tagEntity.set(tag, top.entity);
   }
 
-  const create = (rel: string, title: string, type: string, tags: string[], aliases: string[], date: string): Page => {
+  const create = (at: string, title: string, type: string, tags: string[], aliases: string[], date: string): Page => {
+    const rel = isGeneratedPage(at) ? at.replace(/\.md$/, ' notes.md') : at;
+    const held = pages.get(rel);
+    if (held !== undefined) return held;
     const front = ['---', `title: ${JSON.stringify(title)}`, `type: ${type}`, `tags: ${quoteList(tags)}`];
     if (aliases.length > 0) front.push(`aliases: ${quoteList(aliases)}`);
     front.push('status: active', `created: ${date}`, `updated: ${date}`, '---', `# ${title}`);
@@ -365,7 +369,7 @@ function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: s
   const holding = (page: Page): number =>
     page.lines.findIndex((l, i) => isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
   // The page the fact routes to first, then the others in a fixed order.
-  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));
+  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));
   for (const page of candidates) {
     const index = holding(page);
     if (index < 0) continue;

@@ -7,7 +7,7 @@
 import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
 import { commitPaths, uncommittedChanges } from '../git/audit.js';
 import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
@@ -17,6 +17,7 @@ import type { LlmExecutor } from '../llm/executor.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
+import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
@@ -55,6 +56,10 @@ export interface DreamResult {
   conflicts: number;
   llm: { calls: number; tokens: number };
   consolidator: 'offline' | 'llm' | null;
+  /** Why the offline consolidator ran although an LLM is configured (unreachable, failing, over a cap), else null. */
+  fallback: string | null;
+  /** Page lines the runner removed because they cite or repeat a forgotten fact. */
+  forgotten: number;
   commit: string | null;
   /** The unified diff a dry run would commit. */
   diff?: string;
@@ -83,14 +88,29 @@ function emptyResult(status: DreamStatus, reason: string, watermark: string | nu
     conflicts: 0,
     llm: { calls: 0, tokens: 0 },
     consolidator: null,
+    fallback: null,
+    forgotten: 0,
     commit: null,
   };
 }
 
 class CheckFailed extends Error {
-  constructor(readonly failure: CheckFailure | { check: 'timeout' | 'consolidator' | 'apply'; message: string }) {
-    super(failure.message);
+  constructor(readonly failure: CheckFailure | { check: 'timeout' | 'consolidator' | 'apply'; message: string }, cause?: unknown) {
+    super(failure.message, cause === undefined ? undefined : { cause });
   }
+}
+
+/** The LLM cannot be used now and llm.fallback is "wait": not a failed batch, the run is simply not made. */
+class WaitForLlm extends Error {}
+
+/**
+ * Codes of an LLM that cannot be used (down, failing, answering nonsense, over a cap, not configured):
+ * the endpoint's trouble, not the batch's, so it never counts toward dream.max_retries.
+ */
+const LLM_UNAVAILABLE = new Set(['VK_LLM_REQUEST', 'VK_LLM_CAP', 'VK_LLM_RESPONSE', 'VK_LLM_CONFIG']);
+
+export function llmUnavailable(error: unknown): boolean {
+  return error instanceof VaultkeeperError && LLM_UNAVAILABLE.has(error.code);
 }
 
 export async function chooseConsolidator(ctx: VaultContext, offline: boolean, executor?: LlmExecutor): Promise<Consolidator> {
@@ -155,16 +175,31 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   await addWorktree(ctx.root, tree, base);
   try {
     if (dryRun) await copyUncommitted(ctx.root, tree);
-    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit }, result);
+    const reset = async (): Promise<void> => {
+      await removeWorktree(ctx.root, tree);
+      await addWorktree(ctx.root, tree, base);
+      if (dryRun) await copyUncommitted(ctx.root, tree);
+    };
+    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
     result.llm = consolidated.llm;
     result.summary = consolidated.summary;
     result.conflicts = consolidated.conflicts.length;
+    // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
+    const scrubbed = await removeForgottenLines(tree, tombstones);
+    result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
+    if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark.
-    const problem = failure ?? (facts.length > 0 ? proofOfWork(pages) : null) ?? (await pagesParse(tree, pages)) ?? (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ?? (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
+    const problem =
+      failure ??
+      (facts.length > 0 ? proofOfWork(pages) : null) ??
+      (await pagesParse(tree, pages)) ??
+      (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
+      (await forgottenLinesGone(tree, pages, tombstones)) ??
+      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
     if (problem !== null) throw new CheckFailed(problem);
 
     const uncited = uncitedFacts(facts, await citedIds(tree));
@@ -184,6 +219,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     result.commit = await apply(ctx, tree, base, run, result);
     delete state.failures[batchKey(dates)];
+    state.split = null;
     state.last_status = 'ok';
     await writeDreamState(ctx.root, state);
     result.reason = `consolidated ${dates.length} days into pages`;
@@ -191,6 +227,13 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     await deps.reindex();
     return result;
   } catch (error) {
+    if (error instanceof WaitForLlm) {
+      // Not a failed batch: nothing counts toward max_retries; the next tick asks again.
+      result.status = 'gated';
+      result.reason = error.message;
+      result.watermark.after = result.watermark.before;
+      return result;
+    }
     if (!(error instanceof CheckFailed)) throw error;
     return fail(ctx, result, error, dates, state, now, dryRun);
   } finally {
@@ -206,11 +249,35 @@ interface RunInput {
   tombstones: Awaited<ReturnType<typeof readTombstones>>;
   now: Date;
   emit: (event: DreamEvent) => void;
+  /** Puts the scratch tree back as the run found it (before the offline consolidator takes over). */
+  reset(): Promise<void>;
 }
 
-/** Runs the consolidator under the run's time limit; any failure of it is a failed run, never a crash. */
+/**
+ * Runs the consolidator. An LLM that cannot be used (down, failing, over a cap) is not the batch's
+ * fault: per llm.fallback the offline consolidator does the run from a clean tree, or the run waits.
+ */
 async function consolidate(ctx: VaultContext, options: DreamOptions, deps: DreamDeps, input: RunInput, result: DreamResult): Promise<ConsolidationResult> {
   const consolidator = await chooseConsolidator(ctx, options.offline ?? false, options.executor);
+  try {
+    return await runConsolidator(ctx, consolidator, deps, input, result);
+  } catch (error) {
+    const cause = error instanceof CheckFailed ? error.cause : undefined;
+    if (consolidator.name !== 'llm' || !llmUnavailable(cause)) throw error;
+    const why = `the LLM cannot be used (${errorMessage(cause)})`;
+    if (ctx.config.llm.fallback === 'wait') throw new WaitForLlm(`waiting: ${why}; llm.fallback is "wait", so the run waits for it`);
+    input.emit({ type: 'step', message: `${why}; falling back to the offline consolidator (llm.fallback)` });
+    const spent = result.llm;
+    await input.reset();
+    const { createOfflineConsolidator } = await import('./offline.js');
+    result.fallback = why;
+    const consolidated = await runConsolidator(ctx, createOfflineConsolidator(), deps, input, result);
+    return { ...consolidated, llm: spent };
+  }
+}
+
+/** One consolidator under the run's time limit; any failure of it is a failed run, never a crash. */
+async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, deps: DreamDeps, input: RunInput, result: DreamResult): Promise<ConsolidationResult> {
   result.consolidator = consolidator.name;
   input.emit({ type: 'step', message: `consolidating with the ${consolidator.name} consolidator` });
   const controller = new AbortController();
@@ -237,7 +304,7 @@ async function consolidate(ctx: VaultContext, options: DreamOptions, deps: Dream
     const spent = (error as { llm?: { calls: number; tokens: number } }).llm;
     if (spent !== undefined) result.llm = spent;
     if (error instanceof CheckFailed) throw error;
-    throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` });
+    throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` }, error);
   } finally {
     clearTimeout(timer);
   }
@@ -253,28 +320,43 @@ async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, 
   result.reason = `${error.failure.check}: ${error.message}; the vault was left as it was`;
   result.watermark.after = result.watermark.before;
   if (dryRun) return result;
+  state.last_status = 'failed';
+  // A page edited while the run went is no fault of the batch: the next run simply redoes it.
+  if (error.failure.check === 'apply') {
+    await writeDreamState(ctx.root, state);
+    return result;
+  }
+  if (dates.length > 1) {
+    // Before any day is given up, the batch is halved until the bad day stands alone.
+    const days = Math.floor(dates.length / 2);
+    state.split = { from: dates[0]!, days };
+    delete state.failures[batchKey(dates)];
+    await writeDreamState(ctx.root, state);
+    result.reason += `; the next run tries ${dates[0]}..${dates[days - 1]} alone`;
+    return result;
+  }
   const key = batchKey(dates);
   const tries = (state.failures[key] ?? 0) + 1;
   state.failures[key] = tries;
-  state.last_status = 'failed';
   await writeDreamState(ctx.root, state);
   if (tries < ctx.config.dream.max_retries) return result;
-  // One bad batch must not wedge the backlog: give up on it; its facts stay searchable as facts.
+  // One bad day must not wedge the backlog: give up on it; its facts stay searchable as facts.
   result.commit = await withWriteLock(ctx.root, async (lock) => {
     await appendJournal(ctx.root, skippedLine(now, result.run!, dates, tries));
     return commitPaths(lock, ctx.config, {
       op: 'dream',
-      subject: `dream: skipped ${dates[0]}..${dates.at(-1)} after ${tries} failed runs`,
+      subject: `dream: skipped ${dates[0]} after ${tries} failed runs`,
       body: `The last failure: ${error.message}\n\nIts facts stay in the index as facts; the watermark moves past it so later days can be consolidated.`,
       paths: [JOURNAL_FILE],
       trailers: { [RUN_TRAILER]: result.run! },
     });
   });
   delete state.failures[key];
+  state.split = null;
   await writeDreamState(ctx.root, state);
   result.status = 'skipped';
   result.watermark.after = dates.at(-1)!;
-  result.reason = `gave up on ${dates[0]}..${dates.at(-1)} after ${tries} failed runs (last: ${error.message}); its facts stay searchable`;
+  result.reason = `gave up on ${dates[0]} after ${tries} failed runs (last: ${error.message}); its facts stay searchable`;
   return result;
 }
 
@@ -298,7 +380,8 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
     }
     const { pages } = result;
     const lines = [
-      `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator; the watermark moves to ${result.batch!.to}.`,
+      `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark moves to ${result.batch!.to}.`,
+      ...(result.forgotten > 0 ? [`${result.forgotten} page lines citing or repeating forgotten facts were removed.`] : []),
       '',
       ...pages.created.map((p) => `+ ${p}`),
       ...pages.updated.map((p) => `~ ${p}`),

@@ -1,6 +1,6 @@
 /**
  * The dream's bookkeeping on disk (`.vaultkeeper/state.json`, not tracked): when it last tried, and how
- * often each batch has failed, so a bad day is skipped after `max_retries` and not retried forever.
+ * often each batch has failed, so a failed batch is halved, a single bad day is skipped after `max_retries`, and none is retried forever.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +14,8 @@ const DreamState = z.object({
   last_status: z.string().nullable().default(null),
   /** batch key ("from..to") → failed runs */
   failures: z.record(z.string(), z.number()).default({}),
+  /** After a failed run of several days: the next batch starting at `from` takes only `days` days. */
+  split: z.object({ from: z.string(), days: z.number().int().min(1) }).nullable().default(null),
 });
 export type DreamState = z.infer<typeof DreamState>;
 

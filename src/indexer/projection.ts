@@ -5,8 +5,9 @@
 import { isPending, type Journal } from '../dream/journal.js';
 import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
+import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, DIGESTS_DIR } from '../vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
 
 export const CORE_FILE = 'MEMORY.md';
@@ -80,16 +81,24 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
 
 function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
-  // A digest lists what was learned; it does not place a fact, so it does not hide one either.
-  const cited = rel.startsWith(DIGESTS_DIR) ? [] : [...new Set(page.chunks.flatMap((chunk) => chunk.citations))];
+  // A line that cites or repeats a forgotten fact is left out; the rest of its section stays searchable.
+  const chunks = page.chunks.map((chunk) => {
+    const lines = chunk.text.split('\n');
+    const kept = lines.filter((line) => !isForgottenLine(line, tombstones));
+    if (kept.length === lines.length) return chunk;
+    const text = kept.join('\n');
+    const ids = new Set(kept.flatMap(citedInLine));
+    return { ...chunk, text, citations: chunk.citations.filter((id) => ids.has(id)) };
+  });
+  // A digest or the dashboard lists what was learned; it does not place a fact, so it does not hide one either.
+  const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const rows: IndexRow[] = [];
-  page.chunks.forEach((chunk, index) => {
+  chunks.forEach((chunk, index) => {
     // A heading with nothing under it (a page's title above its first section) is noise in results;
     // its words already ride along in the heading path of the sections below.
-    if (page.chunks.length > 1 && chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line))) return;
-    if (chunk.citations.length > 0 && chunk.citations.every((id) => tombstones.hasId(id))) return;
-    if (tombstones.repeats(chunk.text)) return;
+    const headingOnly = chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line));
+    if (headingOnly && (chunks.length > 1 || chunk !== page.chunks[index])) return;
     let date: string | null = null;
     for (const match of chunk.text.matchAll(CITATION_DATE_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;

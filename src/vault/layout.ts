@@ -5,3 +5,14 @@ export const ARCHIVE_DIR = '5_Archives/';
 
 /** Daily and weekly digests. They list what was learned; their citations do not place a fact. */
 export const DIGESTS_DIR = '4_Resources/digests/';
+
+/** The generated dashboard (charts of the memory's health), rewritten by the daemon's health job. */
+export const DASHBOARD_PAGE = '4_Resources/Dashboard.md';
+
+/**
+ * Pages the program generates (digests, the dashboard): they list or chart what is known, so their
+ * citations never place a fact and the dream never treats their lines as a person's.
+ */
+export function isGeneratedPage(rel: string): boolean {
+  return rel.startsWith(DIGESTS_DIR) || rel === DASHBOARD_PAGE;
+}

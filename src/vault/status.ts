@@ -2,7 +2,7 @@
  * What `vaultkeeper status` reports: the watermark, what is pending, the index, and (once the daemon
  * runs) its jobs and LLM usage. It only reads files; it never loads LanceDB.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { pendingDates } from '../dream/gate.js';
@@ -11,16 +11,26 @@ import { readDreamState } from '../dream/state.js';
 import { manifestRowCount, readManifest } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { runningDaemon } from '../daemon/pidfile.js';
+import { readJobsState, type JobState } from '../daemon/jobs-state.js';
+import { forecastDream, jobSchedules, nextDreamCheck, type DreamForecast, type JobSchedule } from './forecast.js';
 import type { VaultContext } from './context.js';
+import { DASHBOARD_PAGE } from './layout.js';
 
 export interface VaultStatus {
   vault: string;
+  /** The vault's IANA time zone: its log dates and the times `status` prints are in it. */
+  time_zone: string;
   watermark: string | null;
   pending_days: number;
   pending: string[];
   facts_pending: number;
   skipped: string[];
-  dream: { last_attempt_at: string | null; last_run: string | null; last_status: string | null };
+  /** The last attempt, and what the next check will decide (forecast.ts). */
+  dream: { last_attempt_at: string | null; last_run: string | null; last_status: string | null } & DreamForecast;
+  /** Each daemon job's last and next run, from jobs.json (kept while the daemon is down). */
+  schedule: JobSchedule[];
+  /** The generated dashboard page, when it exists (vault-relative). */
+  dashboard: string | null;
   index: { rows: number; facts: number; pages: number; core: number; embedder: string | null; dirty: boolean } | null;
   daemon: { running: boolean; pid: number | null };
   jobs: Record<string, unknown>;
@@ -47,14 +57,25 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     .catch(() => null);
   const running = await runningDaemon(ctx.root);
   const pid = running?.pid ?? null;
+  const jobsState = await readJobsState(ctx.root).catch(() => ({ jobs: {} as Record<string, JobState>, problem: null }));
+  // Without a daemon nothing checks the gate on its own: say what `vaultkeeper dream` would decide now.
+  const nextCheck = pid === null ? null : nextDreamCheck(jobsState.jobs.dream, now);
+  const checkAt = nextCheck ?? now;
+  const checkToday = localStamp(checkAt, ctx.timeZone).date;
+  const pendingAtCheck = checkToday === localStamp(now, ctx.timeZone).date ? pending : await pendingDates(ctx.root, journal, checkToday, tombstones);
+  const forecast = forecastDream(pendingAtCheck, state, ctx.config.dream, checkAt, nextCheck);
+  const dashboard = await stat(path.join(ctx.root, DASHBOARD_PAGE)).then(() => DASHBOARD_PAGE, () => null);
   return {
     vault: ctx.root,
+    time_zone: ctx.timeZone,
     watermark: journal.watermark,
     pending_days: pending.dates.length,
     pending: pending.dates,
     facts_pending: pending.facts,
     skipped: [...journal.skipped].sort(),
-    dream: { last_attempt_at: state.last_attempt_at, last_run: state.last_run, last_status: state.last_status },
+    dream: { last_attempt_at: state.last_attempt_at, last_run: state.last_run, last_status: state.last_status, ...forecast },
+    schedule: jobSchedules(jobsState.jobs),
+    dashboard,
     index,
     daemon: { running: pid !== null, pid },
     jobs: daemonStatus?.jobs ?? {},

@@ -3,6 +3,7 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
+import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
@@ -40,8 +41,18 @@ export class Vault {
     return remember(this.ctx, inputs, options);
   }
 
-  forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date }): Promise<ForgetResult> {
-    return forget(this.ctx, target, options);
+  /** Tombstones facts, then reindexes so the forgotten lines leave search at once, not at the next dream. */
+  async forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<ForgetResult> {
+    const result = await forget(this.ctx, target, options);
+    if (result.tombstoned.length === 0) return result;
+    const { VaultkeeperError } = await import('../core/errors.js');
+    try {
+      await this.reindex({ lockWaitMs: 10_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });
+    } catch (error) {
+      // Another indexer holds the lock; it reprojects every file when the tombstones change.
+      if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+    }
+    return result;
   }
 
   history(options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
@@ -73,6 +84,12 @@ export class Vault {
   async status(now?: Date): Promise<VaultStatus> {
     const { vaultStatus } = await import('./status.js');
     return vaultStatus(this.ctx, now);
+  }
+
+  /** Regenerates the dashboard page (Mermaid charts) and commits it when it changed. */
+  async dashboard(now?: Date): Promise<DashboardResult> {
+    const { writeDashboard } = await import('../dashboard/dashboard.js');
+    return writeDashboard(this, now);
   }
 
   /** What the dream flagged for review, from 0_Inbox/conflicts.md. */

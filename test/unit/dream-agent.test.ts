@@ -312,7 +312,7 @@ describe('the endpoint', () => {
     expect(error.message).toMatch(/HTTP 500/);
     expect(error.message).toContain(t.server.baseUrl);
     expect(error.hint).toMatch(/busy or failing/);
-    expect(t.server.requests).toHaveLength(3); // the call and its two retries
+    expect(t.server.requests).toHaveLength(4); // llm.max_attempts (default 4): the call and its three retries
     expect((await runLog(t.vaultRoot)).at(-1)).toMatchObject({ type: 'end', status: 'failed', code: 'VK_LLM_REQUEST' });
   });
 

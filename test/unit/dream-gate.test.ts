@@ -25,7 +25,7 @@ const NOW = new Date('2026-06-09T10:00:00Z');
 const HOUR = 3_600_000;
 
 function state(lastAttempt: Date | null = null): DreamState {
-  return { last_attempt_at: lastAttempt?.toISOString() ?? null, last_run: null, last_status: null, failures: {} };
+  return { last_attempt_at: lastAttempt?.toISOString() ?? null, last_run: null, last_status: null, failures: {}, split: null };
 }
 
 /** `count` consecutive dates from `first`. */

@@ -75,12 +75,15 @@ export async function log(opts: { tail?: number; job?: string; follow?: boolean;
   };
   print(shown);
   if (!opts.follow) return;
-  let seen = (await readLogEntries(root)).length;
+  // Follow by the last entry seen, not by a count: a rotation drops the oldest file's entries.
+  let last = (await readLogEntries(root)).at(-1);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const all = await readLogEntries(root);
-    shown = all.slice(seen).filter((e) => opts.job === undefined || e.job === opts.job);
-    seen = all.length;
+    const key = last === undefined ? null : JSON.stringify(last);
+    const from = key === null ? 0 : all.findLastIndex((e) => JSON.stringify(e) === key) + 1;
+    shown = all.slice(from).filter((e) => opts.job === undefined || e.job === opts.job);
+    last = all.at(-1) ?? last;
     print(shown);
   }
 }

@@ -23,6 +23,7 @@ export async function run(opts: { force?: boolean; dryRun?: boolean; offline?: b
   if (result.status === 'dry-run' && result.diff !== undefined) process.stdout.write(result.diff);
   const batch = result.batch === null ? '' : ` ${result.batch.from}..${result.batch.to}`;
   printLine(`dream ${result.status}${result.run ? ` (${result.run})` : ''}${batch}: ${result.reason}`);
+  if (result.fallback !== null) printLine(`used the offline consolidator: ${result.fallback} (llm.fallback: offline)`);
   if (result.status === 'ok' || result.status === 'dry-run') {
     const p = result.pages;
     printLine(`pages: ${p.created.length} created, ${p.updated.length} updated, ${p.archived.length} archived; facts ${result.facts}, uncited ${result.uncited}, conflicts ${result.conflicts}; watermark ${result.watermark.before ?? '-'} → ${result.watermark.after ?? '-'}`);

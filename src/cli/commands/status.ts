@@ -1,10 +1,16 @@
+import { localStamp } from '../../core/clock.js';
 import { locateVault } from '../../vault/locate.js';
 import type { VaultStatus } from '../../vault/status.js';
 import { askDaemon } from '../ask-daemon.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine } from '../output.js';
+import { note, printJson, printLine } from '../output.js';
 
-export async function run(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {
+export async function run(opts: { json?: boolean; dashboard?: boolean }, globals: GlobalOptions): Promise<void> {
+  if (opts.dashboard) {
+    const { openVault } = await import('../../vault/vault.js');
+    const written = await (await openVault({ vault: globals.vault })).dashboard();
+    note(`vaultkeeper: ${written.path} ${written.changed ? `rewritten${written.commit ? ` (commit ${written.commit.slice(0, 7)})` : ''}` : 'unchanged'}`);
+  }
   const status = await readStatus(globals);
   if (opts.json) {
     printJson(status);
@@ -14,8 +20,11 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
   printLine(`watermark  ${status.watermark ?? '(none yet)'}${status.skipped.length > 0 ? `  (skipped: ${status.skipped.join(', ')})` : ''}`);
   printLine(`pending    ${status.pending_days} days, ${status.facts_pending} facts${status.pending_days > 0 ? ` (${status.pending[0]}..${status.pending.at(-1)})` : ''}`);
   printLine(`dream      last ${status.dream.last_status ?? 'never'}${status.dream.last_run ? ` (${status.dream.last_run})` : ''}`);
+  printLine(`           ${dreamLine(status.dream, status.time_zone)}`);
+  if (status.dream.opens !== null) printLine(`           opens with ${status.dream.opens}`);
   printLine(status.index === null ? 'index      not built yet (vaultkeeper reindex)' : `index      ${status.index.rows} rows (${status.index.facts} facts, ${status.index.pages} page sections, ${status.index.core} core), ${status.index.embedder}`);
   printLine(`daemon     ${status.daemon.running ? `running (pid ${status.daemon.pid})` : 'not running'}`);
+  for (const job of status.schedule) printLine(`job        ${jobLine(job, status.time_zone)}`);
   for (const failure of status.last_errors) printLine(`error      ${failure.job} (${failure.consecutive_failures}× in a row): ${failure.error}`);
   const llm = status.llm as { configured?: boolean; today?: { total_tokens?: number }; check?: { ok: boolean; message: string } | null; fallback?: { mode: string; reason: string } | null };
   if (llm.configured) {
@@ -23,6 +32,26 @@ export async function run(opts: { json?: boolean }, globals: GlobalOptions): Pro
     printLine(`llm        ${check}; ${llm.today?.total_tokens ?? 0} tokens today`);
     if (llm.fallback) printLine(`           ${llm.fallback.mode === 'offline' ? 'dreams use the offline consolidator' : 'LLM jobs wait'}: ${llm.fallback.reason}`);
   }
+  printLine(`dashboard  ${status.dashboard === null ? 'not written yet (vaultkeeper status --dashboard)' : status.dashboard}`);
+}
+
+function dreamLine(dream: VaultStatus['dream'], tz: string): string {
+  const when = dream.next_check_at === null ? 'no daemon runs: nothing checks until `vaultkeeper dream`, which would' : `next check ${clock(dream.next_check_at, tz)}:`;
+  if (dream.will_run) return `${when} run (${dream.reason})`;
+  if (dream.decision === 'noop') return `${when} do nothing (${dream.reason})`;
+  return `${when} ${dream.next_check_at === null ? 'be ' : ''}gated by ${dream.gate}: ${dream.reason}`;
+}
+
+function jobLine(job: VaultStatus['schedule'][number], tz: string): string {
+  const last = job.last_run_at === null ? 'never run' : `last ${clock(job.last_run_at, tz)} ${job.last_result ?? 'running'}${job.last_summary ? ` (${job.last_summary})` : ''}`;
+  const next = job.next_reason === 'owed' ? 'next tick (owed)' : job.next_run_at === null ? 'on its event' : `${clock(job.next_run_at, tz)}${job.next_reason === 'retry' ? ' (retry)' : ''}`;
+  return `${job.job.padEnd(8)} ${last}; next ${next}`;
+}
+
+/** An ISO time in the vault's time zone, "YYYY-MM-DD HH:MM", the way a person reads a schedule. */
+function clock(iso: string, timeZone: string): string {
+  const stamp = localStamp(new Date(iso), timeZone);
+  return `${stamp.date} ${stamp.time}`;
 }
 
 /** From the daemon when it runs (nothing to load), else read here; the same either way. */

@@ -15,12 +15,13 @@ import type { LlmExecutor } from '../../llm/executor.js';
 import { listWikiPages } from '../../pages/discover.js';
 import { linkResolver, type LinkResolver } from '../../pages/links.js';
 import { parsePage } from '../../pages/parse.js';
-import { ARCHIVE_DIR, DIGESTS_DIR } from '../../vault/layout.js';
+import { ARCHIVE_DIR, DASHBOARD_PAGE, DIGESTS_DIR } from '../../vault/layout.js';
 import type { Vault } from '../../vault/vault.js';
 
 export const INSIGHTS_PAGE = '0_Inbox/insights.md';
 const STATE_FILE = '.vaultkeeper/discover-state.json';
-const SKIPPED_DIRS = ['0_Inbox/', ARCHIVE_DIR, DIGESTS_DIR];
+/** Folders (and the dashboard page) whose pages are not linked by discovery. */
+const SKIPPED_DIRS = ['0_Inbox/', ARCHIVE_DIR, DIGESTS_DIR, DASHBOARD_PAGE];
 const DEFAULT_MAX_PAGES = 50;
 const PAGE_CHARS = 4000;
 const EXCERPT_CHARS = 400;

@@ -26,7 +26,7 @@ export interface LlmConsolidatorOptions {
   toolLimits?: Partial<ToolLimits>;
   /** The executor every model call goes through (the daemon's); without one the run makes a private one. */
   executor?: LlmExecutor;
-  /** Without `executor`: retries of one call after a timeout, 408, 409, 429 or 5xx (honouring Retry-After). Default 2. */
+  /** Without `executor`: retries of one call after a timeout, 408, 409, 429 or 5xx (honouring Retry-After). Default llm.max_attempts - 1. */
   maxRetries?: number;
   /** Malformed replies in a row (no choices, a body that is not JSON) before the run fails. Default 3. */
   maxMalformedReplies?: number;
@@ -48,7 +48,6 @@ export class LlmRunError extends VaultkeeperError {
   }
 }
 
-const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_MAX_MALFORMED = 3;
 /** Turns left, or share of the token budget used, at which the model is told to wrap up (once). */
 const WRAP_UP_STEPS = 3;
@@ -137,7 +136,8 @@ export function createLlmConsolidator(settings: LlmSettings, env: NodeJS.Process
     baseUrl: settings.base_url,
     model: settings.model,
     secrets: hasKey ? [key] : [],
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    // llm.max_attempts counts the first try too.
+    maxRetries: options.maxRetries ?? settings.max_attempts - 1,
     maxMalformed: Math.max(1, options.maxMalformedReplies ?? DEFAULT_MAX_MALFORMED),
     toolLimits: options.toolLimits ?? {},
   };

@@ -1,0 +1,103 @@
+/**
+ * What the dashboard shows, read from the vault's own files: facts per day (logs), the pending backlog
+ * (health snapshots, and now), dreams and their outcomes (log.md, and the daemon log for failures), LLM
+ * tokens per day (llm-usage.json) and open conflicts (0_Inbox/conflicts.md). Reads only.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { localStamp } from '../core/clock.js';
+import { HEALTH_FILE } from '../daemon/jobs/health.js';
+import { readLogEntries } from '../daemon/log.js';
+import { JOURNAL_FILE } from '../dream/journal.js';
+import type { OpenConflict } from '../dream/generate.js';
+import { addDays } from '../llm/local-day.js';
+import { dayUsage, readUsage } from '../llm/usage.js';
+import { listLogDates, readLog } from '../logs/factlog.js';
+import { readTombstones } from '../tombstones/tombstones.js';
+import type { Vault } from '../vault/vault.js';
+
+export interface DreamRecord {
+  at: string;
+  run: string;
+  outcome: 'ok' | 'skipped' | 'failed';
+  /** "2026-06-01..2026-06-08", or the failure's message. */
+  detail: string;
+}
+
+export interface DashboardData {
+  /** The vault's local date the page was made on. */
+  today: string;
+  /** Local dates shown on the day axes, oldest first. */
+  days: string[];
+  facts_per_day: number[];
+  /** Pending facts at the end of each shown day, from the health snapshots (null: no snapshot that day). */
+  pending_per_day: Array<number | null>;
+  pending_now: { days: number; facts: number };
+  dreams_per_day: Record<DreamRecord['outcome'], number[]>;
+  recent_dreams: DreamRecord[];
+  tokens_per_day: number[];
+  conflicts: OpenConflict[];
+}
+
+/** A journal line: `- <at> · run <id> · consolidated A..B · …` or `… · gave up on A..B after N tries · …`. */
+const JOURNAL_RE = /^- (\S+) · run (\S+) · (?:consolidated (\S+)|gave up on (\S+))/;
+
+export function parseDreamJournal(text: string): DreamRecord[] {
+  const records: DreamRecord[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const match = JOURNAL_RE.exec(line);
+    if (match === null) continue;
+    records.push({ at: match[1]!, run: match[2]!, outcome: match[3] !== undefined ? 'ok' : 'skipped', detail: match[3] ?? match[4]! });
+  }
+  return records;
+}
+
+export async function dashboardData(vault: Vault, now: Date, span = 14): Promise<DashboardData> {
+  const tz = vault.ctx.timeZone;
+  const today = localStamp(now, tz).date;
+  const days = Array.from({ length: span }, (_, i) => addDays(today, i - span + 1));
+  const dayOf = (iso: string): string => localStamp(new Date(iso), tz).date;
+
+  const tombstones = await readTombstones(vault.root);
+  const logDates = new Set(await listLogDates(vault.root));
+  const facts_per_day: number[] = [];
+  for (const day of days) {
+    facts_per_day.push(logDates.has(day) ? (await readLog(vault.root, day)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)).length : 0);
+  }
+
+  const status = await vault.status(now);
+  const pendingByDay = new Map<string, number>();
+  const health = await readFile(path.join(vault.root, HEALTH_FILE), 'utf8').catch(() => '');
+  for (const line of health.split('\n')) {
+    try {
+      const snapshot = JSON.parse(line) as { at?: unknown; facts_pending?: unknown };
+      if (typeof snapshot.at === 'string' && typeof snapshot.facts_pending === 'number') pendingByDay.set(dayOf(snapshot.at), snapshot.facts_pending); // the day's last wins
+    } catch {
+      // a torn line
+    }
+  }
+  pendingByDay.set(today, status.facts_pending);
+
+  const journal = parseDreamJournal(await readFile(path.join(vault.root, JOURNAL_FILE), 'utf8').catch(() => ''));
+  const failures: DreamRecord[] = (await readLogEntries(vault.root, { job: 'dream' }))
+    .filter((entry) => entry.level === 'error')
+    .map((entry) => ({ at: entry.at, run: '', outcome: 'failed', detail: entry.msg }));
+  const dreams = [...journal, ...failures].sort((a, b) => a.at.localeCompare(b.at));
+  const dreams_per_day: DashboardData['dreams_per_day'] = { ok: [], skipped: [], failed: [] };
+  for (const outcome of ['ok', 'skipped', 'failed'] as const) {
+    for (const day of days) dreams_per_day[outcome].push(dreams.filter((d) => d.outcome === outcome && dayOf(d.at) === day).length);
+  }
+
+  const usage = await readUsage(vault.root);
+  return {
+    today,
+    days,
+    facts_per_day,
+    pending_per_day: days.map((day) => pendingByDay.get(day) ?? null),
+    pending_now: { days: status.pending_days, facts: status.facts_pending },
+    dreams_per_day,
+    recent_dreams: dreams.slice(-5).reverse(),
+    tokens_per_day: days.map((day) => dayUsage(usage, day).total.total_tokens),
+    conflicts: await vault.conflicts(),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * The dashboard page (4_Resources/Dashboard.md): written by the built CLI on a real vault, committed, left
+ * alone by the dream, and every Mermaid chart on it rendered by the mermaid library in headless Chromium
+ * (Debian's chromium, through playwright-core, no network). A deliberately broken chart must fail the
+ * same check, so the check can fail.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, runJson } from '../helpers/cli.js';
+import { useTempDir } from '../helpers/tmp.js';
+import { git, initVault } from '../helpers/vault.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const MERMAID = fileURLToPath(new URL('../../node_modules/mermaid/dist/mermaid.min.js', import.meta.url));
+const DASHBOARD = '4_Resources/Dashboard.md';
+
+function daysAgo(n: number): string {
+  return new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+}
+
+function mermaidBlocks(page: string): string[] {
+  return [...page.matchAll(/^```mermaid\n([\s\S]*?)\n```$/gm)].map((m) => m[1]!);
+}
+
+interface Rendered {
+  ok: boolean;
+  svg?: string;
+  error?: string;
+}
+
+async function render(browser: Browser, charts: readonly string[]): Promise<Rendered[]> {
+  const page = await browser.newPage();
+  try {
+    await page.route('**/*', (route) => route.abort()); // no network: everything comes from the local bundle
+    await page.setContent('<!doctype html><html><body></body></html>');
+    await page.addScriptTag({ path: MERMAID });
+    return await page.evaluate(async (sources) => {
+      const mermaid = (globalThis as unknown as { mermaid: { initialize(c: object): void; render(id: string, text: string): Promise<{ svg: string }> } }).mermaid;
+      mermaid.initialize({ startOnLoad: false });
+      const out: Array<{ ok: boolean; svg?: string; error?: string }> = [];
+      for (const [i, source] of sources.entries()) {
+        try {
+          out.push({ ok: true, svg: (await mermaid.render(`chart${i}`, source)).svg });
+        } catch (error) {
+          out.push({ ok: false, error: String(error) });
+        }
+      }
+      return out;
+    }, charts);
+  } finally {
+    await page.close();
+  }
+}
+
+describe('the dashboard page', () => {
+  const tempDir = useTempDir();
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('charts facts, backlog, dreams, tokens and conflicts; every chart renders in Chromium', async () => {
+    const root = await initVault(await tempDir());
+    const vk = (...args: string[]): string[] => ['--vault', root, ...args];
+    await runJson(vk('remember', 'Prefers dark roast coffee', '-t', 'coffee', '--date', daysAgo(3)));
+    await runJson(vk('remember', 'home city:: Lisbon', '--date', daysAgo(2)));
+    await runJson(vk('remember', 'home city:: Porto', '--date', daysAgo(2)));
+    await runJson(vk('remember', 'The dashboard talk went well', '-t', 'dashboard', '--date', daysAgo(1)));
+    // The daemon's own files, as its health job and LLM executor leave them.
+    await writeFile(path.join(root, '.vaultkeeper/health.jsonl'), `${JSON.stringify({ at: `${daysAgo(2)}T12:00:00.000Z`, facts_pending: 1 })}\n${JSON.stringify({ at: `${daysAgo(1)}T12:00:00.000Z`, facts_pending: 3 })}\n`);
+    await writeFile(path.join(root, '.vaultkeeper/llm-usage.json'), JSON.stringify({ version: 1, days: { [daysAgo(1)]: { jobs: { dream: { calls: 2, prompt_tokens: 900, completion_tokens: 300, total_tokens: 1200 } } } } }));
+
+    const before = await runJson<{ dashboard: string | null }>(vk('status'));
+    expect(before.dashboard).toBeNull();
+    const first = await runCli(vk('status', '--dashboard', '--json'));
+    expect(first.code, first.stderr).toBe(0);
+    expect((JSON.parse(first.stdout) as { dashboard: string }).dashboard).toBe(DASHBOARD);
+
+    const dream = await runJson<{ status: string; commit: string }>(vk('dream', '--force'));
+    expect(dream.status).toBe('ok');
+    // The dream never writes the generated page, and puts the #dashboard fact on a page of its own.
+    expect(await git(root, ['show', '--name-only', '--format=', dream.commit])).not.toContain(DASHBOARD);
+    const placed = (await git(root, ['grep', '-l', 'The dashboard talk went well', 'HEAD', '--', '*.md'])).split('\n').filter((l) => l !== '');
+    expect(placed.map((l) => l.replace(/^HEAD:/, ''))).not.toContain(DASHBOARD);
+    expect(placed.length).toBeGreaterThan(0);
+
+    await runJson(vk('status', '--dashboard'));
+    const page = await readFile(path.join(root, DASHBOARD), 'utf8');
+    expect(page).toMatch(/^---\ntitle: Dashboard\ntype: dashboard/);
+    expect(page).toContain('**home city**');
+    const log = await git(root, ['log', '--format=%B%x00', '--', DASHBOARD]);
+    expect(log.split('\0').filter((m) => m.includes('Vaultkeeper-Op: dashboard'))).toHaveLength(2);
+    // Nothing changed since: no new commit.
+    const head = (await git(root, ['rev-parse', 'HEAD'])).trim();
+    await runJson(vk('status', '--dashboard'));
+    expect((await git(root, ['rev-parse', 'HEAD'])).trim()).toBe(head);
+    expect((await runCli(vk('status'))).stdout).toContain(`dashboard  ${DASHBOARD}`);
+
+    const charts = mermaidBlocks(page);
+    expect(charts.map((c) => c.split('\n')[0])).toEqual(['xychart-beta', 'xychart-beta', 'pie showData', 'xychart-beta', 'pie showData']);
+    const rendered = await render(browser, charts);
+    for (const [i, result] of rendered.entries()) {
+      expect(result.error, charts[i]).toBeUndefined();
+      expect(result.ok).toBe(true);
+      expect(result.svg).toMatch(/^<svg[\s>]/);
+      expect(result.svg).not.toMatch(/Syntax error/i);
+    }
+    expect(rendered[2]!.svg).toContain('consolidated');
+    expect(rendered[4]!.svg).toContain('open');
+  }, 120_000);
+
+  it('fails a broken chart, so the render check can fail', async () => {
+    const [broken, good] = await render(browser, ['xychart-beta\n  x-axis ["a", \n  bar [1, 2', 'pie\n  "a" : 1']);
+    expect(broken!.ok).toBe(false);
+    expect(broken!.error).toMatch(/Parse error/);
+    expect(good!.ok).toBe(true);
+  }, 60_000);
+});
