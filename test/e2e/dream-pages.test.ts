@@ -120,9 +120,10 @@ describe('conflicts', () => {
 describe('bounded pages', () => {
   it('splits a long page by month under a hub, and the same input gives the same bytes', async () => {
     const facts: Input[] = [];
-    for (let d = 0; d < 60; d++) {
-      const date = new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
-      for (let k = 0; k < 2; k++) facts.push({ text: `Caroline: session ${d} turn ${k}, talking about the long walk by the river and the garden again`, date, category: 'moment' });
+    // Twelve sessions in each of two months, three long turns each: past the bound together, within it per month.
+    for (let d = 0; d < 24; d++) {
+      const date = new Date(Date.UTC(2026, d < 12 ? 0 : 1, 1 + (d % 12) * 2)).toISOString().slice(0, 10);
+      for (let k = 0; k < 3; k++) facts.push({ text: `Caroline: session ${d} turn ${k}, talking at length about the long walk by the river, the garden that needs weeding, and the books we keep meaning to read`, date, category: 'moment' });
     }
     const build = async (): Promise<Map<string, string>> => {
       const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
@@ -147,5 +148,5 @@ describe('bounded pages', () => {
     expect(parts.length).toBeGreaterThanOrEqual(2);
     const cited = [...a.values()].join('\n').match(/\[\[2026-\d\d-\d\d#\^f-/g) ?? [];
     expect(cited.length).toBe(facts.length); // every fact on exactly one line
-  }, 120_000);
+  }, 300_000);
 });
