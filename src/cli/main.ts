@@ -4,7 +4,7 @@
  * only when it runs, so quick commands never load LanceDB, transformers.js or openai.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
 export interface GlobalOptions {
   vault?: string;
@@ -66,7 +66,8 @@ function build(): Command {
 
   program
     .command('doctor')
-    .description('check the vault: malformed log lines, config, uncommitted edits; exit 1 on problems')
+    .description('check the vault: malformed log lines, config, uncommitted edits, links; exit 1 on problems')
+    .option('--fix', 'append the derived ^id to fact lines written without one (one commit), then check')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
 
@@ -88,6 +89,8 @@ function build(): Command {
     .option('--since <date>', 'only results dated on or after YYYY-MM-DD')
     .option('--until <date>', 'only results dated on or before YYYY-MM-DD')
     .option('--archived', 'include archived pages')
+    .option('--max-chars <n>', 'a budget on the characters of all results together', parsePositiveInt)
+    .option('--min-score <score>', 'leave out results scoring below this (0 to 1)', parseScore)
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
 
@@ -140,6 +143,15 @@ function build(): Command {
     .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
     .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
 
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(shell, program));
+    });
+
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
     .command('start')
@@ -178,6 +190,12 @@ function build(): Command {
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number.');
+  return n;
+}
+
+export function parseScore(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1, e.g. 0.3.');
   return n;
 }
 

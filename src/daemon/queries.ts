@@ -4,7 +4,7 @@ import type { Vault } from '../vault/vault.js';
 import type { QueryRequest } from './query-protocol.js';
 
 /** The search options a client may set; anything else in a request is ignored. */
-const SEARCH_OPTIONS = ['k', 'kind', 'category', 'tag', 'since', 'until', 'archived'] as const;
+const SEARCH_OPTIONS = ['k', 'kind', 'category', 'tag', 'since', 'until', 'archived', 'maxChars', 'minScore'] as const;
 
 export async function answerQuery(vault: Vault, request: QueryRequest): Promise<unknown> {
   if (request.op === 'status') return vault.status();

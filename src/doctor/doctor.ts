@@ -52,6 +52,16 @@ const checkLogs: Check = async ({ root }) => {
     for (const skipped of parsed.skipped) {
       problems.push(problem('LOG_LINE', `${skipped.reason}: ${skipped.excerpt}`, { path: logRelPath(date), line: skipped.line }));
     }
+    const repeated = new Set(parsed.skipped.map((s) => s.line));
+    for (const fact of parsed.facts) {
+      if (fact.explicitId || repeated.has(fact.line)) continue;
+      problems.push(
+        problem('LOG_NO_ID', `fact line without ^id: pages cite it as [[${date}#^${fact.id}]], a block Obsidian cannot find; \`vaultkeeper doctor --fix\` appends it`, {
+          path: logRelPath(date),
+          line: fact.line,
+        }),
+      );
+    }
   }
   return problems;
 };

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
-const VERSION = 1;
+/** 2: rows carry `context` and `subject` (an older index is rebuilt). */
+const VERSION = 2;
 
 const FileEntry = z.object({
   size: z.number(),

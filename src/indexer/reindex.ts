@@ -15,7 +15,7 @@ import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import { CORE_FILE, dependsOnCitations, projectFile, sourceKind } from './projection.js';
-import { rowHash, type IndexRow } from './rows.js';
+import { embeddingText, rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
 
 export interface ReindexProgress {
@@ -286,7 +286,7 @@ async function embedRows(
   const batch = 256;
   for (let i = 0; i < rows.length; i += batch) {
     const slice = rows.slice(i, i + batch);
-    const vectors = await embedder.embed(slice.map((row) => row.content));
+    const vectors = await embedder.embed(slice.map(embeddingText));
     slice.forEach((row, j) => out.push({ ...row, vector: vectors[j]! }));
     onProgress?.({ phase: 'embed', done: Math.min(i + batch, rows.length), total: rows.length });
   }

@@ -26,11 +26,23 @@ export interface IndexRow {
   citations: string[];
   /** What a person reads in a result. */
   text: string;
-  /** What full-text search and the embedder see: the text with its title, headings and tags. */
+  /** What full-text search and the embedder see: the text with its tags (a page's without citations). */
   content: string;
+  /**
+   * A lower-weight full-text field (DESIGN §6): for a fact, the passage of its batch around it (itself included);
+   * for a page or core section, its title, heading path and aliases. Findable by, never shown.
+   */
+  context: string;
+  /** The normalized subject of a keyed fact (`subject:: value`), '' otherwise: newer values supersede older ones. */
+  subject: string;
 }
 
 /** A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded. */
 export function rowHash(row: IndexRow): string {
   return createHash('sha256').update(JSON.stringify(row)).digest('base64url').slice(0, 22);
+}
+
+/** What the embedder sees: a fact's own text (its neighbours would blur it), a section with its title and headings. */
+export function embeddingText(row: IndexRow): string {
+  return row.kind === 'fact' || row.context === '' ? row.content : `${row.context}\n${row.content}`;
 }

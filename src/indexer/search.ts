@@ -1,7 +1,9 @@
 /**
- * Hybrid search: full-text (BM25 with stemming) and vector results fused by reciprocal rank fusion,
- * with a light recency boost for facts and filters pushed into both queries. Results come in a
- * deterministic order: score, then date (newest first), then path, then line.
+ * Hybrid search: full-text (BM25 with stemming, over a fact's own text and, at a lower weight, its
+ * context) and vector results, fused into one score from 0 to 1. Questions work as queries (query.ts);
+ * a superseded keyed value ranks below the current one; a page result is the matching lines of its
+ * section (excerpt.ts); k, a character budget and a minimum score bound what comes back. Results come
+ * in a deterministic order: score, then date (newest first), then path, then line.
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,12 +11,12 @@ import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { VaultContext } from '../vault/context.js';
+import { excerpt, stems } from './excerpt.js';
+import { parseQuery, passesFilters, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 
 export const RECALL_FILE = '.vaultkeeper/recall.jsonl';
-/** The usual RRF constant: ranks deep in one list still count, the top of either list dominates. */
-const RRF_K = 60;
 /**
  * A vector neighbour always exists, however unrelated; below this cosine similarity it is noise, not a
  * match. Feature hashing scores unrelated texts near 0; sentence encoders near 0.1–0.2.
@@ -22,11 +24,18 @@ const RRF_K = 60;
 export function minSimilarity(model: string): number {
   return model.startsWith('hash') ? 0.1 : 0.3;
 }
-/** Superseded and disputed values rank at half weight. */
+/** Superseded values (an older keyed fact, a page's History) and disputed ones (Conflicts) rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
-/** At most +10% for a fact from today, fading with a half-life of about three months. */
+/** A result dated today (a fact's day, a section's newest citation) keeps its score; an old one loses up to 10%, half of that after about three months. */
 const RECENCY_WEIGHT = 0.1;
 const RECENCY_HALF_LIFE_DAYS = 90;
+/**
+ * The weight of the context field (a fact's neighbours, a section's title and headings) against the
+ * text's own words. Measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
+ */
+export const CONTEXT_WEIGHT = 0.85;
+/** The BM25 score that maps to 0.5: a full-text score s becomes s / (s + TEXT_HALF_SCORE), in 0–1. */
+const TEXT_HALF_SCORE = 8;
 
 export interface SearchOptions {
   k?: number;
@@ -37,6 +46,10 @@ export interface SearchOptions {
   until?: string | undefined;
   /** Include archived pages (5_Archives/ or status: archived). */
   archived?: boolean | undefined;
+  /** A budget on the characters of all results' text together: results past it are left out. */
+  maxChars?: number | undefined;
+  /** Leave out results scoring below this (0–1). */
+  minScore?: number | undefined;
   now?: Date;
   /** The vector list's weight in the fusion (default DEFAULT_VECTOR_WEIGHT; env VAULTKEEPER_VECTOR_WEIGHT for experiments). */
   vectorWeight?: number;
@@ -47,12 +60,18 @@ export interface SearchOptions {
 export interface SearchResult {
   kind: RowKind;
   path: string;
+  /** The lines shown: a fact's line, or the first and last matching line of a page section. */
   line: number;
   line_end: number;
+  /** The whole section a page result comes from (a fact: its line), to read the rest. */
+  section: { line: number; line_end: number };
   id: string | null;
   title: string | null;
   heading: string | null;
+  /** The section's headings, outermost first, joined by ' > ' (null for a fact). */
+  heading_path: string | null;
   text: string;
+  /** 0–1, higher is better (docs/cli.md). */
   score: number;
   date: string | null;
   link: string;
@@ -72,6 +91,13 @@ export function validateSearch(query: string, options: SearchOptions): void {
   if (options.k !== undefined && (!Number.isInteger(options.k) || options.k < 1 || options.k > 1000)) {
     throw new UsageError(`-k must be a whole number from 1 to 1000, got '${options.k}'`);
   }
+  if (options.maxChars !== undefined && (!Number.isInteger(options.maxChars) || options.maxChars < 1)) {
+    throw new UsageError(`--max-chars must be a positive whole number, got '${options.maxChars}'`);
+  }
+  if (options.minScore !== undefined && !(options.minScore >= 0 && options.minScore <= 1)) {
+    throw new UsageError(`--min-score must be a number from 0 to 1, got '${options.minScore}'`);
+  }
+  parseQuery(query);
 }
 
 export function whereClause(options: SearchOptions): string | null {
@@ -93,11 +119,14 @@ export async function search(
   options: SearchOptions = {},
 ): Promise<SearchResult[]> {
   validateSearch(query, options);
+  const parsed = parseQuery(query);
   const k = options.k ?? 10;
-  const depth = Math.max(50, k * 5);
+  const filtered = parsed.phrases.length > 0 || parsed.excluded.length > 0;
+  const depth = Math.max(50, k * 5) * (filtered ? 4 : 1);
   const where = whereClause(options);
+  const terms = [...new Set([...parsed.terms, ...parsed.phrases.flatMap((p) => p.split(' '))])];
   const [textHits, vectorHits] = await Promise.all([
-    store.fullText(query, where, depth),
+    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, where, depth),
     embedder === null
       ? Promise.resolve([] as Hit[])
       : embedder.embed([query]).then(async ([vector]) => {
@@ -105,7 +134,15 @@ export async function search(
           return (await store.nearest(vector!, where, depth)).filter((hit) => hit.raw <= floor);
         }),
   ]);
-  const results = fuse([textHits, vectorHits], options.now ?? new Date(), [1, vectorWeight(options)]).slice(0, k);
+  const keep = (hit: Hit): boolean => passesFilters(hit.kind === 'fact' ? hit.text : `${hit.title}\n${hit.heading_path}\n${hit.text}`, parsed);
+  const floor = embedder === null ? 0 : minSimilarity(embedder.model);
+  const scored = fuse(filtered ? textHits.filter(keep) : textHits, filtered ? vectorHits.filter(keep) : vectorHits, {
+    vectorWeight: embedder === null ? 0 : vectorWeight(options),
+    similarityFloor: floor,
+    now: options.now ?? new Date(),
+  });
+  const current = await supersede(store, scored, where);
+  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score, parsed))), k, options);
   if (options.recordRecall ?? true) await recordRecall(ctx.root, query, options, results);
   return results;
 }
@@ -121,31 +158,58 @@ function vectorWeight(options: SearchOptions): number {
   return options.vectorWeight ?? (Number.isFinite(fromEnv) && process.env.VAULTKEEPER_VECTOR_WEIGHT !== undefined ? fromEnv : DEFAULT_VECTOR_WEIGHT);
 }
 
-/** Weighted reciprocal rank fusion of ranked lists, then the recency boost, then the deterministic order. */
-export function fuse(lists: ReadonlyArray<readonly Hit[]>, now: Date, weights: readonly number[] = []): SearchResult[] {
-  const byKey = new Map<string, { hit: Hit; score: number }>();
-  for (const [which, list] of lists.entries()) {
-    const weight = weights[which] ?? 1;
-    let rank = 0;
-    list.forEach((hit, index) => {
-      // Equal scores share a rank, so ties are broken by the documented order, not by storage order.
-      if (index === 0 || Math.abs(hit.raw - list[index - 1]!.raw) > 1e-9) rank = index;
-      const entry = byKey.get(hit.key) ?? { hit, score: 0 };
-      entry.score += weight / (RRF_K + rank + 1);
-      byKey.set(hit.key, entry);
-    });
+interface Scored {
+  hit: Hit;
+  score: number;
+}
+
+/**
+ * One score from 0 to 1 per hit: the full-text score squashed as s / (s + TEXT_HALF_SCORE), the vector
+ * similarity rescaled from its noise floor to 1, averaged by weight; then a page's History and Conflicts
+ * at half weight and a fact's age as a small discount.
+ */
+export function fuse(
+  textHits: readonly Hit[],
+  vectorHits: readonly Hit[],
+  options: { vectorWeight: number; similarityFloor: number; now: Date },
+): Scored[] {
+  const byKey = new Map<string, { hit: Hit; text: number; vector: number }>();
+  for (const hit of textHits) byKey.set(hit.key, { hit, text: hit.raw / (hit.raw + TEXT_HALF_SCORE), vector: 0 });
+  for (const hit of vectorHits) {
+    const similarity = Math.max(0, (1 - hit.raw - options.similarityFloor) / (1 - options.similarityFloor));
+    const entry = byKey.get(hit.key) ?? { hit, text: 0, vector: 0 };
+    entry.vector = similarity;
+    byKey.set(hit.key, entry);
   }
-  const today = now.getTime();
-  const results = [...byKey.values()].map(({ hit, score }) => {
-    let boosted = score;
+  const today = options.now.getTime();
+  return [...byKey.values()].map(({ hit, text, vector }) => {
+    let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
     // A page's History and Conflicts sections hold superseded or disputed values (schema.md): findable, below current ones.
-    if (hit.kind !== 'fact' && /(^|> )(History|Conflicts)( >|$)/i.test(hit.heading_path)) boosted *= HISTORY_WEIGHT;
-    if (hit.kind === 'fact' && hit.date !== null) {
+    if (hit.kind !== 'fact' && /(^|> )(History|Conflicts)( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;
+    if (hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
-      boosted *= 1 + RECENCY_WEIGHT * 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
+      score *= 1 - RECENCY_WEIGHT * (1 - 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS));
     }
-    return toResult(hit, Math.round(boosted * 1e6) / 1e6);
+    return { hit, score };
   });
+}
+
+/**
+ * Among keyed facts of one subject only the newest value (latest date, then the later-written line)
+ * keeps its score; older ones rank as History does, whether or not the newest was found too.
+ */
+async function supersede(store: IndexStore, scored: Scored[], where: string | null): Promise<Scored[]> {
+  const subjects = [...new Set(scored.filter((s) => s.hit.subject !== '').map((s) => s.hit.subject))];
+  if (subjects.length === 0) return scored;
+  const newest = await store.newestKeyed(subjects, where);
+  return scored.map((entry) => {
+    const current = entry.hit.subject === '' ? undefined : newest.get(entry.hit.subject);
+    return current === undefined || current.key === entry.hit.key ? entry : { ...entry, score: entry.score * HISTORY_WEIGHT };
+  });
+}
+
+/** The documented order: score, then date (newest first), then path, then line. */
+function rank(results: SearchResult[]): SearchResult[] {
   return results.sort(
     (a, b) =>
       b.score - a.score ||
@@ -155,22 +219,41 @@ export function fuse(lists: ReadonlyArray<readonly Hit[]>, now: Date, weights: r
   );
 }
 
-function toResult(hit: Hit, score: number): SearchResult {
+/** The first k results above the minimum score whose texts fit the character budget together (the first is cut to fit if need be). */
+function bound(results: readonly SearchResult[], k: number, options: SearchOptions): SearchResult[] {
+  const out: SearchResult[] = [];
+  let chars = 0;
+  for (const result of results) {
+    if (out.length >= k || result.score < (options.minScore ?? 0)) break;
+    if (options.maxChars !== undefined && chars + result.text.length > options.maxChars) {
+      if (out.length === 0) out.push({ ...result, text: result.text.slice(0, options.maxChars) });
+      break;
+    }
+    chars += result.text.length;
+    out.push(result);
+  }
+  return out;
+}
+
+function toResult(hit: Hit, score: number, query: ParsedQuery): SearchResult {
+  const shown = hit.kind === 'fact' ? null : excerpt(hit, stems([...query.terms, ...query.phrases]));
   return {
     kind: hit.kind,
     path: hit.path,
-    line: hit.line,
-    line_end: hit.line_end,
+    line: shown?.line ?? hit.line,
+    line_end: shown?.line_end ?? hit.line_end,
+    section: { line: hit.line, line_end: hit.line_end },
     id: hit.id === '' ? null : hit.id,
     title: hit.title === '' ? null : hit.title,
     heading: hit.heading === '' ? null : hit.heading,
-    text: hit.text,
-    score,
-    date: hit.date,
+    heading_path: hit.heading_path === '' ? null : hit.heading_path,
+    text: shown?.text ?? hit.text,
+    score: Math.round(Math.min(1, score) * 1e6) / 1e6,
+    date: shown?.date ?? hit.date,
     link: obsidianLink(hit),
     category: hit.category === '' ? null : hit.category,
     tags: hit.tags,
-    citations: hit.citations,
+    citations: shown?.citations ?? hit.citations,
   };
 }
 

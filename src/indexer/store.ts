@@ -24,8 +24,15 @@ export interface Hit extends IndexRow {
 
 const COLUMNS = [
   'key', 'kind', 'path', 'line', 'line_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
-  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content',
+  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content', 'context', 'subject',
 ] as const;
+const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
+
+/** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
+export interface TextQuery {
+  terms: readonly string[];
+  contextWeight: number;
+}
 
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
@@ -89,9 +96,8 @@ export class IndexStore {
       await this.table.createIndex('key', { config: Index.btree() });
       await this.table.createIndex('path', { config: Index.btree() });
       // Built over the first rows, never over an empty table; later rows are searched until the next optimize.
-      await this.table.createIndex('content', {
-        config: Index.fts({ stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true }),
-      });
+      await this.table.createIndex('content', { config: Index.fts(FTS_OPTIONS) });
+      await this.table.createIndex('context', { config: Index.fts(FTS_OPTIONS) });
       return;
     }
     await this.table.add(data);
@@ -143,9 +149,12 @@ export class IndexStore {
     return this.table;
   }
 
-  async fullText(query: string, where: string | null, limit: number): Promise<Hit[]> {
-    if ((await this.current()) === null || query.trim() === '') return [];
-    let q = this.table!.query().fullTextSearch(query, { columns: ['content'] }).select([...COLUMNS, '_score']).limit(limit);
+  async fullText(query: TextQuery, where: string | null, limit: number): Promise<Hit[]> {
+    if ((await this.current()) === null || query.terms.length === 0) return [];
+    const { MultiMatchQuery, MatchQuery } = await lance();
+    const words = query.terms.join(' ');
+    const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
+    let q = this.table!.query().fullTextSearch(fts).select([...COLUMNS, '_score']).limit(limit);
     if (where !== null) q = q.where(where);
     // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
     const hits = (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
@@ -157,6 +166,20 @@ export class IndexStore {
     let q = this.table!.query().nearestTo(vector).distanceType('cosine').select([...COLUMNS, '_distance']).limit(limit);
     if (where !== null) q = q.where(where);
     return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._distance)));
+  }
+
+  /** For each subject, the newest keyed fact (latest date, then latest line: the later-written). */
+  async newestKeyed(subjects: readonly string[], where: string | null): Promise<Map<string, { date: string; line: number; key: string }>> {
+    const newest = new Map<string, { date: string; line: number; key: string }>();
+    if ((await this.current()) === null || subjects.length === 0) return newest;
+    const filter = [`kind = 'fact'`, `subject IN (${subjects.map(sqlString).join(', ')})`, ...(where === null ? [] : [where])].join(' AND ');
+    const rows = await this.table!.query().where(filter).select(['key', 'subject', 'date', 'line']).toArray();
+    for (const r of rows as Array<Record<string, unknown>>) {
+      const row = { date: String(r.date ?? ''), line: Number(r.line), key: String(r.key) };
+      const best = newest.get(String(r.subject));
+      if (best === undefined || row.date > best.date || (row.date === best.date && row.line > best.line)) newest.set(String(r.subject), row);
+    }
+    return newest;
   }
 
   /** Reads one row through every column: a cheap check that the table's files are readable. */
@@ -211,6 +234,8 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
     new Field('citations', list(), false),
     new Field('text', new Utf8(), false),
     new Field('content', new Utf8(), false),
+    new Field('context', new Utf8(), false),
+    new Field('subject', new Utf8(), false),
   ];
   if (dimensions !== null) fields.push(new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false));
   return new Schema(fields);
@@ -246,6 +271,8 @@ function fromRecord(r: Record<string, unknown>, raw: number): Hit {
     citations: list(r.citations),
     text: String(r.text),
     content: String(r.content),
+    context: String(r.context ?? ''),
+    subject: String(r.subject ?? ''),
     raw,
   };
 }

@@ -58,6 +58,18 @@ export const SearchInput = toolInput({
   since: dateField('since').optional().describe('Only results dated on or after this day, YYYY-MM-DD'),
   until: dateField('until').optional().describe('Only results dated on or before this day, YYYY-MM-DD'),
   archived: booleanField('archived').optional().describe('Include archived pages (5_Archives/ or status: archived); default false'),
+  max_chars: z
+    .number(wrong('max_chars must be a whole number of characters, e.g. 2000'))
+    .int(wrong('max_chars must be a whole number of characters, e.g. 2000'))
+    .min(1, wrong('max_chars must be at least 1'))
+    .optional()
+    .describe('A budget on the characters of all results\' text together, e.g. 2000; results past it are left out'),
+  min_score: z
+    .number(wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .min(0, wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .max(1, wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
+    .optional()
+    .describe('Leave out results scoring below this; scores run from 0 to 1, higher is better'),
 });
 
 const FactInput = toolInput({

@@ -5,6 +5,7 @@
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
 import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
+import type { FixIdsResult } from '../logs/fix-ids.js';
 import { history, type HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
@@ -63,6 +64,12 @@ export class Vault {
     // Lazy: doctor reads pages with remark, which `remember` must never load.
     const { runDoctor } = await import('../doctor/doctor.js');
     return runDoctor(this.ctx.root, this.ctx.env);
+  }
+
+  /** `doctor --fix`: appends the derived `^id` to hand-written fact lines that lack one, in one commit. */
+  async fixIds(): Promise<FixIdsResult> {
+    const { fixMissingIds } = await import('../logs/fix-ids.js');
+    return fixMissingIds(this.ctx.root, this.ctx.config);
   }
 
   /** Consolidates the oldest pending log days into pages (DESIGN §7). */

@@ -1,15 +1,28 @@
-import { runDoctor } from '../../doctor/doctor.js';
+import { runDoctor, type DoctorReport } from '../../doctor/doctor.js';
+import type { FixIdsResult } from '../../logs/fix-ids.js';
 import { locateVault } from '../../vault/locate.js';
+import { openVault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../main.js';
 import { plural, printJson, printLine } from '../output.js';
 
-export async function run(opts: { json?: boolean }, globals: GlobalOptions): Promise<void> {
+export async function run(opts: { json?: boolean; fix?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
-  const report = await runDoctor(root);
+  // The fix needs the config (it commits); a check alone must work even when the config does not load.
+  const fixed: FixIdsResult | undefined = opts.fix ? await (await openVault({ vault: root })).fixIds() : undefined;
+  const report: DoctorReport & { fixed?: FixIdsResult['fixed']; commit?: string | null } = await runDoctor(root);
+  if (fixed !== undefined) Object.assign(report, { fixed: fixed.fixed, commit: fixed.commit });
   if (!report.ok) process.exitCode = 1;
   if (opts.json) {
     printJson(report);
     return;
+  }
+  if (fixed !== undefined) {
+    printLine(
+      fixed.fixed.length === 0
+        ? 'fixed nothing: every fact line has its ^id'
+        : `fixed ${plural(fixed.fixed.length, 'fact line')}: appended its ^id, commit ${fixed.commit?.slice(0, 8) ?? '(none)'}`,
+    );
+    for (const f of fixed.fixed) printLine(`  ${f.path}:${f.line}  ^${f.id}`);
   }
   if (report.ok) {
     printLine(`${root}: healthy`);

@@ -13,6 +13,8 @@ export interface SearchCliOptions {
   since?: string;
   until?: string;
   archived?: boolean;
+  maxChars?: number;
+  minScore?: number;
   json?: boolean;
 }
 
@@ -26,6 +28,8 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     since: opts.since,
     until: opts.until,
     archived: opts.archived ?? false,
+    maxChars: opts.maxChars,
+    minScore: opts.minScore,
   };
   const results = await searchWarm(query, options, globals) ?? await searchInProcess(query, options, globals);
   if (opts.json) {
@@ -37,11 +41,13 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     return;
   }
   for (const r of results) {
-    const where = `${r.path}:${r.line}`;
-    const label = r.kind === 'fact' ? `[${r.category}] ${r.date}` : `${r.title ?? ''}${r.heading && r.heading !== r.title ? ` › ${r.heading}` : ''}`;
-    printLine(`${r.score.toFixed(4)}  ${r.kind.padEnd(4)}  ${label}  ${where}`);
-    const text = r.text.replace(/\s+/g, ' ').trim();
-    printLine(`        ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`);
+    const where = r.line_end > r.line ? `${r.path}:${r.line}-${r.line_end}` : `${r.path}:${r.line}`;
+    const label = r.kind === 'fact' ? `[${r.category}] ${r.date}` : (r.heading_path ?? r.title ?? '').replace(/ > /g, ' › ');
+    printLine(`${r.score.toFixed(2)}  ${r.kind.padEnd(4)}  ${label}  ${where}`);
+    for (const line of r.text.split('\n')) {
+      const text = line.replace(/\s+/g, ' ').trim();
+      if (text !== '') printLine(`        ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`);
+    }
     printLine(`        ${r.link}`);
   }
 }

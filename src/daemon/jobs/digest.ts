@@ -1,5 +1,7 @@
 /**
- * Digest pages of what was learned: one a day and one a week, under 4_Resources/digests/, grouped by
+ * Digest pages of what was learned: one a day and one a week, under 4_Resources/digests/ as
+ * `Digest 2026-06-09.md` and `Digest 2026-W23.md` (a name no daily log shares, so `[[2026-06-09]]` stays
+ * unambiguous in Obsidian; older digests named `2026-06-09.md` are left as they are), grouped by
  * category and citing every fact. Written offline and committed like every program change. The dream
  * does not count a digest's citations as placing a fact (checks.ts), so digests never hide work undone.
  */
@@ -36,6 +38,11 @@ function render(title: string, facts: readonly Fact[]): string {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
+/** The digest page of a day or an ISO week: `4_Resources/digests/Digest 2026-06-09.md`. */
+export function digestPath(period: string): string {
+  return `${DIGESTS_DIR}Digest ${period}.md`;
+}
+
 export interface DigestResult {
   written: string[];
   commit: string | null;
@@ -51,8 +58,8 @@ export async function writeDigests(vault: Vault, date: string): Promise<DigestRe
   for (const d of weekDates) weekFacts.push(...(await readLog(vault.root, d)).facts.filter(keep));
   const dayFacts = weekFacts.filter((f) => f.date === date);
   const pages: Array<[string, string]> = [];
-  if (dayFacts.length > 0) pages.push([`${DIGESTS_DIR}${date}.md`, render(`Digest ${date}`, dayFacts)]);
-  if (weekFacts.length > 0) pages.push([`${DIGESTS_DIR}${week}.md`, render(`Digest ${week}`, weekFacts)]);
+  if (dayFacts.length > 0) pages.push([digestPath(date), render(`Digest ${date}`, dayFacts)]);
+  if (weekFacts.length > 0) pages.push([digestPath(week), render(`Digest ${week}`, weekFacts)]);
   return withWriteLock(vault.root, async (lock) => {
     const written: string[] = [];
     for (const [rel, text] of pages) {

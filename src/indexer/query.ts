@@ -1,0 +1,66 @@
+/**
+ * What a search query asks for. Agents send questions ("what coffee does the user like?"), so
+ * question and function words are dropped before ranking and the remaining words are OR-ed: a
+ * result need not hold every word. `"a phrase"` must appear as written (case and punctuation aside)
+ * and `-word` or `-"a phrase"` must not. A query of nothing but stop words keeps its words, so
+ * "who am I" still searches for something.
+ */
+import { eng } from 'stopword';
+import { UsageError } from '../core/errors.js';
+import { normalizeText } from '../text/normalize.js';
+
+/**
+ * The stopword package's English list, plus the question and auxiliary words it lacks and words an
+ * agent puts in every question about its user (they are in no fact, so they only add noise).
+ */
+const EXTRA_STOP_WORDS = [
+  'when', 'why', 'whom', 'whose', 'does', 'doing', 'done', 'will', 'shall', 'yes', 'no', 'not', 'ever',
+  'kind', 'sort', 'type', 'tell', 'know', 'user', 'users', "user's", 's', 't', 'd', 'll', 're', 've', 'm',
+  'anything', 'something', 'thing', 'things',
+];
+const STOP_WORDS: ReadonlySet<string> = new Set([...eng, ...EXTRA_STOP_WORDS]);
+
+export interface ParsedQuery {
+  /** The words that rank (normalized, stop words dropped), in order, unique. */
+  terms: string[];
+  /** Phrases that must appear, normalized. */
+  phrases: string[];
+  /** Words or phrases that must not appear, normalized. */
+  excluded: string[];
+}
+
+const TOKEN_RE = /(-?)"([^"]*)"|(\S+)/g;
+
+export function parseQuery(query: string): ParsedQuery {
+  const words: string[] = [];
+  const phrases: string[] = [];
+  const excluded: string[] = [];
+  for (const match of query.matchAll(TOKEN_RE)) {
+    if (match[2] !== undefined) {
+      const phrase = normalizeText(match[2]);
+      if (phrase === '') continue;
+      (match[1] === '-' ? excluded : phrases).push(phrase);
+      continue;
+    }
+    const token = match[3]!;
+    if (token.length > 1 && token.startsWith('-')) {
+      const word = normalizeText(token.slice(1));
+      if (word !== '') excluded.push(word);
+      continue;
+    }
+    words.push(...normalizeText(token).split(' ').filter((w) => w !== ''));
+  }
+  const content = words.filter((word) => !STOP_WORDS.has(word));
+  const terms = [...new Set(content.length > 0 || phrases.length > 0 ? content : words)];
+  if (terms.length === 0 && phrases.length === 0) {
+    throw new UsageError('search needs a word to look for, not only words to leave out', 'e.g. vaultkeeper search "coffee -tea"');
+  }
+  return { terms, phrases, excluded };
+}
+
+/** True when the text holds every phrase and none of the excluded words or phrases (as runs of whole words). */
+export function passesFilters(text: string, query: ParsedQuery): boolean {
+  if (query.phrases.length === 0 && query.excluded.length === 0) return true;
+  const padded = ` ${normalizeText(text)} `;
+  return query.phrases.every((p) => padded.includes(` ${p} `)) && !query.excluded.some((x) => padded.includes(` ${x} `));
+}

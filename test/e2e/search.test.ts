@@ -1,0 +1,211 @@
+/** Search that answers questions (issue 9): query parsing, the context field, supersession, bounded page reads, scores. */
+import { describe, expect, it } from 'vitest';
+import type { SearchResult } from '../../src/indexer/search.js';
+import type { Vault } from '../../src/vault/vault.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { makeVault } from '../helpers/indexed-vault.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+const NONE = 'index:\n  embedder: none\n';
+const NOW = new Date('2026-07-01T00:00:00Z');
+
+const PEOPLE = {
+  'logs/2026-06-01.md': [
+    '# 2026-06-01',
+    '',
+    '## 09:00 · cli',
+    '- [preference] Prefers dark roast coffee, brewed in a French press #coffee ^f-aaaaaaaaa1',
+    '- [fact] Likes long trail runs on weekends ^f-aaaaaaaaa2',
+    '- [fact] Sister lives in Madrid ^f-aaaaaaaaa3',
+    '',
+  ].join('\n'),
+  'logs/2026-06-02.md': [
+    '# 2026-06-02',
+    '',
+    '## 10:00 · chat/1',
+    '- [moment] Melanie: We went to the pottery workshop with the kids ^f-bbbbbbbbb1',
+    '- [moment] Caroline: That sounds lovely, what did you make? ^f-bbbbbbbbb2',
+    '- [moment] Melanie: A small bowl, painted blue ^f-bbbbbbbbb3',
+    '',
+    '## 18:00 · chat/2',
+    '- [fact] The garage door needs a new spring ^f-bbbbbbbbb4',
+    '',
+  ].join('\n'),
+};
+
+async function ids(vault: Vault, query: string, options: Parameters<Vault['search']>[1] = {}): Promise<Array<string | null>> {
+  return (await vault.search(query, { refresh: false, recordRecall: false, now: NOW, ...options })).map((r) => r.id);
+}
+
+describe('questions as queries', () => {
+  it('ranks by the content words of a question, ORs them, and keeps phrases and negation', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: PEOPLE });
+    await vault.reindex();
+    // Question words do not drive the ranking: the coffee fact comes first.
+    expect((await ids(vault, 'what coffee does the user like?'))[0]).toBe('f-aaaaaaaaa1');
+    // OR-ed: a fact holding only one of the words is still found.
+    expect(await ids(vault, 'coffee garage', { kind: 'fact' })).toEqual(expect.arrayContaining(['f-aaaaaaaaa1', 'f-bbbbbbbbb4']));
+    // A quoted phrase must appear as written; a word that is in it but elsewhere does not qualify a fact.
+    expect(await ids(vault, '"dark roast"', { kind: 'fact' })).toEqual(['f-aaaaaaaaa1']);
+    expect(await ids(vault, '"roast dark"', { kind: 'fact' })).toEqual([]);
+    // -word and -"phrase" leave out what holds them.
+    const withoutPress = await ids(vault, 'coffee garage -press', { kind: 'fact' });
+    expect(withoutPress).toContain('f-bbbbbbbbb4');
+    expect(withoutPress).not.toContain('f-aaaaaaaaa1');
+    expect(await ids(vault, 'coffee -"french press"', { kind: 'fact' })).not.toContain('f-aaaaaaaaa1');
+    // A query of nothing but stop words still searches its words.
+    const stopOnly = await vault.search('what did you', { refresh: false, recordRecall: false, kind: 'fact' });
+    expect(stopOnly.map((r) => r.id)).toContain('f-bbbbbbbbb2');
+    await vault.close();
+  });
+
+  it('rejects a query of nothing but exclusions with a usage error (exit 2)', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: PEOPLE });
+    const result = await runCli(['--vault', vault.root, 'search', '--', '-coffee']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/a word to look for/);
+  });
+});
+
+describe('the context field', () => {
+  it('finds a fact by the words of its neighbour in the batch, ranks the fact holding them first, and shows only its own text', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: PEOPLE });
+    await vault.reindex();
+    const results = await vault.search('what did Melanie make at the pottery workshop?', { refresh: false, recordRecall: false, kind: 'fact', now: NOW });
+    const byId = new Map(results.map((r) => [r.id, r]));
+    expect(results[0]!.id).toBe('f-bbbbbbbbb1'); // its own words outrank a neighbour's
+    const bowl = byId.get('f-bbbbbbbbb3'); // "A small bowl, painted blue": no word of the question but Melanie, found by its neighbours
+    expect(bowl).toMatchObject({ text: 'Melanie: A small bowl, painted blue', line: 6, link: '[[2026-06-02#^f-bbbbbbbbb3]]' });
+    // Another batch of the same day is not context.
+    expect(byId.has('f-bbbbbbbbb4')).toBe(false);
+    await vault.close();
+  });
+});
+
+describe('current before superseded', () => {
+  it('ranks the newest keyed value first before any dream, even when an older value matches better, and the later-written of one day first', async () => {
+    const vault = await makeVault(await tempDir(), {
+      config: NONE,
+      files: {
+        'logs/2026-05-01.md': '# 2026-05-01\n\n## 09:00 · cli\n- [fact] home city:: Porto ^f-ccccccccc1\n',
+        'logs/2026-06-10.md': '# 2026-06-10\n\n## 09:00 · cli\n- [fact] [home city:: Lisbon, in the Alfama district near the river] ^f-ccccccccc2\n',
+        'logs/2026-06-12.md': [
+          '# 2026-06-12',
+          '',
+          '## 09:00 · cli',
+          '- [fact] coffee order:: flat white ^f-ddddddddd1',
+          '',
+          '## 15:00 · cli',
+          '- [correction] coffee order:: cortado ^f-ddddddddd2',
+          '',
+        ].join('\n'),
+      },
+    });
+    await vault.reindex();
+    for (const query of ['home city', 'what is the home city?', 'where is my home city']) {
+      expect((await ids(vault, query))[0]).toBe('f-ccccccccc2');
+    }
+    for (const query of ['coffee order', 'what is the coffee order']) {
+      expect(await ids(vault, query)).toEqual(['f-ddddddddd2', 'f-ddddddddd1']);
+    }
+    // The older value is still findable, below: History, not gone.
+    const old = await vault.search('Porto', { refresh: false, recordRecall: false, now: NOW });
+    expect(old[0]).toMatchObject({ id: 'f-ccccccccc1' });
+    expect(old[0]!.score).toBeLessThan(0.5);
+    await vault.close();
+  });
+});
+
+describe('a bounded read', () => {
+  const COFFEE_PAGE = [
+    '---',
+    'title: Coffee',
+    'tags: [coffee]',
+    '---',
+    '# Coffee',
+    '',
+    '## Current',
+    '',
+    '- Prefers dark roast beans [[2026-06-01#^f-aaaaaaaaa1]]',
+    '- Grinds the beans fresh every morning [[2026-06-03#^f-eeeeeeeee1]]',
+    '- Owns a red kettle [[2026-06-04#^f-eeeeeeeee2]]',
+    '- Takes no sugar [[2026-06-05#^f-eeeeeeeee3]]',
+    '- Visits the Alfama market on Saturdays [[2026-06-06#^f-eeeeeeeee4]]',
+    '- Uses a French press [[2026-06-07#^f-eeeeeeeee5]]',
+    '',
+  ].join('\n');
+
+  it('returns the matching lines of a page section with their citations, heading path and line range', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Coffee.md': COFFEE_PAGE } });
+    await vault.reindex();
+    const [page] = await vault.search('which kettle does she own?', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    expect(page).toMatchObject({
+      kind: 'page',
+      path: '2_Areas/Coffee.md',
+      text: '- Owns a red kettle [[2026-06-04#^f-eeeeeeeee2]]',
+      line: 11,
+      line_end: 11,
+      section: { line: 7, line_end: 14 },
+      heading_path: 'Coffee > Current',
+      citations: ['f-eeeeeeeee2'],
+      date: '2026-06-04',
+    });
+    // Two matching lines at most, in file order, with their range.
+    const [beans] = await vault.search('beans kettle sugar', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    expect(beans!.text.split('\n').length).toBeLessThanOrEqual(2);
+    expect(beans!.line).toBeLessThanOrEqual(beans!.line_end);
+    expect(beans!.text.length).toBeLessThan(COFFEE_PAGE.length / 3);
+    await vault.close();
+  });
+
+  it('bounds the whole answer by --max-chars and --min-score, with scores from 0 to 1, through the CLI', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { ...PEOPLE, '2_Areas/Coffee.md': COFFEE_PAGE } });
+    const all = (await runJson<{ results: SearchResult[] }>(['--vault', vault.root, 'search', 'coffee beans kettle press', '--json'])).results;
+    expect(all.length).toBeGreaterThan(2);
+    for (const r of all) {
+      expect(r.score).toBeGreaterThan(0);
+      expect(r.score).toBeLessThanOrEqual(1);
+    }
+    expect(all.map((r) => r.score)).toEqual([...all.map((r) => r.score)].sort((a, b) => b - a));
+    const budget = all[0]!.text.length + all[1]!.text.length;
+    const bounded = (await runJson<{ results: SearchResult[] }>(['--vault', vault.root, 'search', 'coffee beans kettle press', '--max-chars', String(budget), '--json'])).results;
+    expect(bounded.map((r) => r.text)).toEqual(all.slice(0, 2).map((r) => r.text));
+    const floor = all[1]!.score;
+    const above = (await runJson<{ results: SearchResult[] }>(['--vault', vault.root, 'search', 'coffee beans kettle press', '--min-score', String(floor), '--json'])).results;
+    expect(above.length).toBeGreaterThanOrEqual(2);
+    expect(above.every((r) => r.score >= floor)).toBe(true);
+    expect(above.length).toBeLessThan(all.length);
+    const bad = await runCli(['--vault', vault.root, 'search', 'coffee', '--min-score', '2']);
+    expect(bad.code).toBe(2);
+    await vault.close();
+  });
+});
+
+describe('only content is searchable', () => {
+  it('never returns the MEMORY.md preamble or template text, and does return its list items', async () => {
+    const memory = [
+      '# Memory',
+      '',
+      "Core memory, regenerated by vaultkeeper after each dream (last: r-1) from the pages' current values and what searches recall most. Edit the pages, not this file.",
+      '',
+      '## Current',
+      '',
+      '- home city:: Lisbon — [[Places]]',
+      '',
+      '## Often recalled',
+      '',
+      '_Nothing keyed yet._',
+      '',
+    ].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { ...PEOPLE, 'MEMORY.md': memory } });
+    await vault.reindex();
+    for (const query of ['what searches recall most', 'regenerated after each dream', 'edit the pages', 'nothing keyed yet', 'what is the memory']) {
+      const results = await vault.search(query, { refresh: false, recordRecall: false, now: NOW });
+      for (const r of results) expect(r.text).not.toMatch(/regenerated|Edit the pages|Nothing keyed/);
+    }
+    const [core] = await vault.search('home city', { refresh: false, recordRecall: false, kind: 'core', now: NOW });
+    expect(core).toMatchObject({ kind: 'core', text: '- home city:: Lisbon — [[Places]]', line: 7 });
+    await vault.close();
+  });
+});
