@@ -140,8 +140,12 @@ function build(): Command {
 
   program
     .command('mcp')
-    .description('serve the vault to AI agents as MCP memory tools over stdio (see docs/integrations.md)')
-    .action(async (_opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command)));
+    .description('serve the vault to AI agents as MCP memory tools over stdio, or over HTTP with --http (see docs/integrations.md)')
+    .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio')
+    .option('--port <port>', 'the HTTP port (default 8765; 0 picks a free one)', parsePort)
+    .option('--host <host>', 'the address to listen on (default 127.0.0.1, loopback only)')
+    .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
+    .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
 
   program
     .command('completion')
@@ -185,6 +189,12 @@ function build(): Command {
     .action(async (target: string | undefined) => (await import('./commands/demo.js')).run(target));
 
   return program;
+}
+
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535.');
+  return n;
 }
 
 export function parsePositiveInt(value: string): number {

@@ -8,21 +8,13 @@ import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { HEALTH_FILE } from '../daemon/jobs/health.js';
 import { readLogEntries } from '../daemon/log.js';
-import { JOURNAL_FILE } from '../dream/journal.js';
+import { JOURNAL_FILE, parseDreamJournal, type DreamRecord } from '../dream/journal.js';
 import type { OpenConflict } from '../dream/generate.js';
 import { addDays } from '../llm/local-day.js';
 import { dayUsage, readUsage } from '../llm/usage.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { Vault } from '../vault/vault.js';
-
-export interface DreamRecord {
-  at: string;
-  run: string;
-  outcome: 'ok' | 'skipped' | 'failed';
-  /** "2026-06-01..2026-06-08", or the failure's message. */
-  detail: string;
-}
 
 export interface DashboardData {
   /** The vault's local date the page was made on. */
@@ -37,19 +29,6 @@ export interface DashboardData {
   recent_dreams: DreamRecord[];
   tokens_per_day: number[];
   conflicts: OpenConflict[];
-}
-
-/** A journal line: `- <at> · run <id> · consolidated A..B · …` or `… · gave up on A..B after N tries · …`. */
-const JOURNAL_RE = /^- (\S+) · run (\S+) · (?:consolidated (\S+)|gave up on (\S+))/;
-
-export function parseDreamJournal(text: string): DreamRecord[] {
-  const records: DreamRecord[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const match = JOURNAL_RE.exec(line);
-    if (match === null) continue;
-    records.push({ at: match[1]!, run: match[2]!, outcome: match[3] !== undefined ? 'ok' : 'skipped', detail: match[3] ?? match[4]! });
-  }
-  return records;
 }
 
 export async function dashboardData(vault: Vault, now: Date, span = 14): Promise<DashboardData> {

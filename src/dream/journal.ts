@@ -42,3 +42,25 @@ export async function readJournal(root: string): Promise<Journal> {
 export function isPending(journal: Journal, date: string): boolean {
   return journal.watermark === null || date > journal.watermark || journal.skipped.has(date);
 }
+
+/** One dream as the journal (or, for failures, the daemon log) records it. */
+export interface DreamRecord {
+  at: string;
+  run: string;
+  outcome: 'ok' | 'skipped' | 'failed';
+  /** "2026-06-01..2026-06-08", or the failure's message. */
+  detail: string;
+}
+
+/** A journal line: `- <at> · run <id> · consolidated A..B · …` or `… · gave up on A..B after N tries · …`. */
+const JOURNAL_RE = /^- (\S+) · run (\S+) · (?:consolidated (\S+)|gave up on (\S+))/;
+
+export function parseDreamJournal(text: string): DreamRecord[] {
+  const records: DreamRecord[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const match = JOURNAL_RE.exec(line);
+    if (match === null) continue;
+    records.push({ at: match[1]!, run: match[2]!, outcome: match[3] !== undefined ? 'ok' : 'skipped', detail: match[3] ?? match[4]! });
+  }
+  return records;
+}

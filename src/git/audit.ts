@@ -153,3 +153,33 @@ export async function uncommittedChanges(root: string): Promise<WorkingChange[]>
   }
   return changes;
 }
+
+export interface FileChange {
+  path: string;
+  sha: string;
+  date: string;
+  subject: string;
+  op: string | null;
+}
+
+/** Files changed by commits since `since` (ISO), newest commit first; one entry per file, its latest change. */
+export async function changedFilesSince(root: string, since: string): Promise<FileChange[]> {
+  let out: string;
+  try {
+    out = await git(root).raw(['log', `--since=${since}`, '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%s${FIELD}%(trailers:key=${OP_TRAILER},valueonly,separator=%x2C)`]);
+  } catch (error) {
+    if (/does not have any commits/.test(errorMessage(error))) return [];
+    throw error;
+  }
+  const seen = new Map<string, FileChange>();
+  for (const record of out.split(RECORD)) {
+    const [head = '', ...files] = record.split('\n');
+    const [sha = '', date = '', subject = '', op = ''] = head.split(FIELD);
+    if (sha === '') continue;
+    for (const file of files) {
+      if (file.trim() === '' || seen.has(file)) continue;
+      seen.set(file, { path: file, sha, date, subject, op: op.trim() === '' ? null : op.trim() });
+    }
+  }
+  return [...seen.values()];
+}

@@ -124,3 +124,27 @@ export const ConsolidateInput = toolInput({
 });
 
 export const StatusInput = toolInput({});
+
+export const MAX_CONTEXT_BUDGET = 50_000;
+const budgetError = wrong(`budget must be a whole number of characters from 500 to ${MAX_CONTEXT_BUDGET}`);
+
+export const ContextInput = toolInput({
+  subject: textField('subject must be a name or topic, e.g. "Caroline" or "coffee", at most 200 characters', 200).describe(
+    'Who or what: a person, project, place or topic, as a page would be named, e.g. "Caroline" or "coffee"',
+  ),
+  budget: z
+    .number(budgetError)
+    .int(budgetError)
+    .min(500, budgetError)
+    .max(MAX_CONTEXT_BUDGET, budgetError)
+    .optional()
+    .describe(`The most characters the answer may take, 500 to ${MAX_CONTEXT_BUDGET} (default 4000); the least important parts are left out first and counted in "omitted"`),
+});
+
+const daysError = wrong('days must be a whole number of days from 1 to 365');
+const limitError = wrong('limit must be a whole number from 1 to 100');
+
+export const RecentInput = toolInput({
+  days: z.number(daysError).int(daysError).min(1, daysError).max(365, daysError).optional().describe('How many days back, today included, 1 to 365 (default 7)'),
+  limit: z.number(limitError).int(limitError).min(1, limitError).max(100, limitError).optional().describe('Most items in each list, 1 to 100 (default 20)'),
+});

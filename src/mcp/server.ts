@@ -17,6 +17,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const INSTRUCTIONS = [
   "This server is the person's long-term memory, kept as a markdown vault.",
   'Search it (memory_search) before answering questions about the person, their projects or past decisions, and cite the results\' links.',
+  'For everything about one person, project or topic call memory_context; to catch up at the start of a session call memory_recent.',
   'Remember (memory_remember) durable facts, preferences, decisions and corrections as they come up, one fact per item.',
   'Forget (memory_forget) only when asked or when a fact is wrong. MEMORY.md (resource vaultkeeper://memory) is the core memory.',
 ].join(' ');

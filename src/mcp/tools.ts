@@ -10,7 +10,7 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { Vault } from '../vault/vault.js';
 import { readCapped, resolveReadable } from './read.js';
 import { capText, errorResult, errorText, jsonResult, textResult, type Rewrites } from './results.js';
-import { ConsolidateInput, ForgetInput, ReadInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
+import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
 
 export type Log = (line: string) => void;
 
@@ -132,6 +132,34 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
       annotations: READ_ONLY,
     },
     guarded('memory_status', log, {}, async () => jsonResult(await vault.status())),
+  );
+
+  server.registerTool(
+    'memory_context',
+    {
+      title: 'Everything about a subject',
+      description:
+        "Everything the memory holds about one subject (a person, project, place or topic) in one call, within a character budget: its wiki pages (found by name or alias, else by search) with each page's lead paragraph, current values (subject:: value lines; history left out) and open tasks; the pages they link to and that link to them; the recent facts that mention it, newest first; and its commitments. Each item carries a citation link to quote. What did not fit the budget is counted in \"omitted\": raise budget, or read a page with memory_read.",
+      inputSchema: ContextInput,
+      annotations: READ_ONLY,
+    },
+    guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) =>
+      jsonResult(await vault.context(args.subject, args.budget === undefined ? {} : { budget: args.budget })),
+    ),
+  );
+
+  server.registerTool(
+    'memory_recent',
+    {
+      title: 'Recent activity',
+      description:
+        'What changed in the memory lately, for catching up at the start of a session: the newest facts (newest first), the wiki pages changed (by a person or by vaultkeeper, from git) and the last consolidation runs (dreams), over the last days (default 7). Each fact and page carries a citation link.',
+      inputSchema: RecentInput,
+      annotations: READ_ONLY,
+    },
+    guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) =>
+      jsonResult(await vault.recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) })),
+    ),
   );
 }
 

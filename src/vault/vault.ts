@@ -3,6 +3,8 @@
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
 import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
+import type { ContextOptions, SubjectContext } from '../recall/context.js';
+import type { RecentActivity, RecentOptions } from '../recall/recent.js';
 import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import type { FixIdsResult } from '../logs/fix-ids.js';
@@ -91,6 +93,18 @@ export class Vault {
   async status(now?: Date): Promise<VaultStatus> {
     const { vaultStatus } = await import('./status.js');
     return vaultStatus(this.ctx, now);
+  }
+
+  /** Everything known about a subject within a character budget: its pages, links, recent facts, commitments. */
+  async context(subject: string, options?: ContextOptions): Promise<SubjectContext> {
+    const { subjectContext } = await import('../recall/context.js');
+    return subjectContext(this, subject, options);
+  }
+
+  /** New facts, changed pages and the last dreams of the last days. */
+  async recent(options?: RecentOptions): Promise<RecentActivity> {
+    const { recentActivity } = await import('../recall/recent.js');
+    return recentActivity(this, options);
   }
 
   /** Regenerates the dashboard page (Mermaid charts) and commits it when it changed. */

@@ -15,7 +15,7 @@ import { git, initVault } from '../helpers/vault.js';
 import { writeTree } from '../helpers/tmp.js';
 import { hashTree } from '../helpers/tree.js';
 
-const TOOLS = ['memory_consolidate', 'memory_forget', 'memory_read', 'memory_remember', 'memory_search', 'memory_status'];
+const TOOLS = ['memory_consolidate', 'memory_context', 'memory_forget', 'memory_read', 'memory_recent', 'memory_remember', 'memory_search', 'memory_status'];
 
 /** A day `n` days before today (UTC): before today in any time zone, so the dream sees it as pending. */
 function daysAgo(n: number): string {
@@ -93,7 +93,7 @@ describe('vaultkeeper mcp', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists the six tools with described inputs and honest annotations, and MEMORY.md as a resource', async () => {
+  it('lists the eight tools with described inputs and honest annotations, and MEMORY.md as a resource', async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     for (const tool of tools) {
@@ -107,7 +107,7 @@ describe('vaultkeeper mcp', () => {
       }
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    for (const name of ['memory_search', 'memory_read', 'memory_status']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    for (const name of ['memory_search', 'memory_read', 'memory_status', 'memory_context', 'memory_recent']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     expect(byName.memory_remember!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(byName.memory_forget!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(byName.memory_consolidate!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
