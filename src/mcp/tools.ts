@@ -127,7 +127,7 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Memory status',
       description:
-        "The vault's state: the consolidation watermark (the last day consolidated into pages), pending days and facts, skipped days, the last dream run, the index (rows, embedder) and the daemon.",
+        "The vault's state: the consolidation watermark (the last day consolidated into pages), pending days and facts, skipped days, the last dream run and what the next check will decide (dream.will_run, the gate holding it and what opens it), the index (rows, embedder), the daemon and each of its jobs' last and next run (schedule).",
       inputSchema: StatusInput,
       annotations: READ_ONLY,
     },
