@@ -1,6 +1,7 @@
 /** Capturing facts: validate, append one batch per date to the logs, commit. */
 import { isValidDate, localStamp } from '../core/clock.js';
-import { UsageError } from '../core/errors.js';
+import { errorMessage, UsageError, VaultkeeperError } from '../core/errors.js';
+import { failpoint } from '../core/failpoint.js';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
@@ -14,6 +15,12 @@ export interface RememberOptions {
 export interface RememberResult {
   facts: AppendedFact[];
   commit: string | null;
+  /**
+   * Set when the facts are stored in the logs but git could not commit them (a full disk, a stale
+   * .git/index.lock): the facts count as remembered, so a retry must not repeat them; the next write to
+   * that log (or the next dream's snapshot) commits them.
+   */
+  warning?: string;
 }
 
 export async function remember(ctx: VaultContext, inputs: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
@@ -44,19 +51,42 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
 
   return withWriteLock(ctx.root, async (lock) => {
     const facts: AppendedFact[] = [];
+    const dates: string[] = [];
+    let failed: unknown = null;
     for (const [date, batch] of [...byDate.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      facts.push(...(await appendBatch(lock, date, stamp.time, source, batch)));
+      try {
+        facts.push(...(await appendBatch(lock, date, stamp.time, source, batch)));
+        dates.push(date);
+      } catch (error) {
+        // Days already appended stay stored and are committed below; the error then says so.
+        if (facts.length === 0) throw error;
+        failed = error;
+        break;
+      }
     }
-    const dates = [...byDate.keys()].sort();
+    failpoint('remember:after-append');
     const where = dates.length === 1 ? logRelPath(dates[0]!) : `${dates.length} days (${dates[0]}..${dates.at(-1)})`;
     const shown = facts.slice(0, 20).map((f) => formatFactLine(f, f.id));
     if (facts.length > shown.length) shown.push(`… and ${facts.length - shown.length} more`);
-    const commit = await commitPaths(lock, ctx.config, {
-      op: 'remember',
-      subject: `remember: ${facts.length} ${facts.length === 1 ? 'fact' : 'facts'} in ${where}`,
-      body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".\n\n${shown.join('\n')}`,
-      paths: dates.map(logRelPath),
-    });
-    return { facts, commit };
+    let commit: string | null = null;
+    let warning: string | undefined;
+    try {
+      commit = await commitPaths(lock, ctx.config, {
+        op: 'remember',
+        subject: `remember: ${facts.length} ${facts.length === 1 ? 'fact' : 'facts'} in ${where}`,
+        body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".\n\n${shown.join('\n')}`,
+        paths: dates.map(logRelPath),
+      });
+    } catch (error) {
+      if (!(error instanceof VaultkeeperError) || failed !== null) throw error;
+      warning = `stored in ${where} but not committed (${error.message}${error.hint ? `; ${error.hint}` : ''}); do not repeat the fact: the next write to that log, or the next dream, commits it`;
+    }
+    if (failed !== null) {
+      throw new VaultkeeperError('VK_PARTLY_STORED', `${facts.length} of ${inputs.length} facts were stored (in ${where}); the rest were not: ${errorMessage(failed)}`, {
+        hint: 'remember only the facts not listed in the log, after fixing the cause',
+        cause: failed,
+      });
+    }
+    return warning === undefined ? { facts, commit } : { facts, commit, warning };
   });
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { redactor } from '../core/redact.js';
 
 export interface GlobalOptions {
   vault?: string;
@@ -209,7 +210,20 @@ export function parseScore(value: string): number {
   return n;
 }
 
+/**
+ * Every line the CLI prints passes one redaction (DESIGN §9): a key a server echoed into an error, or a
+ * URL with a password, never reaches the terminal, whichever command or library wrote it.
+ */
+function redactOutput(): void {
+  const clean = redactor();
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? clean(chunk) : chunk, ...rest)) as typeof stream.write;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  redactOutput();
   const program = build();
   const debug = argv.includes('--debug');
   try {

@@ -7,6 +7,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { VaultkeeperError } from './errors.js';
+import { confinedPath } from '../vault/confine.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
 
@@ -21,7 +22,7 @@ export interface LockOptions {
 }
 
 export async function withLock<T>(root: string, name: string, fn: (lock: WriteLock) => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const dir = path.join(root, LOCK_DIR);
+  const dir = await confinedPath(root, LOCK_DIR, 'folder');
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
   const waitMs = options.waitMs ?? 120_000;

@@ -23,6 +23,8 @@ import { answerQuery } from './queries.js';
 import { serveQueries, type QueryServer } from './query-server.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
+import { confinedPath } from '../vault/confine.js';
+import { redactDeep } from '../core/redact.js';
 
 export const STATUS_FILE = '.vaultkeeper/status.json';
 const MINUTE = 60_000;
@@ -315,7 +317,7 @@ function logEntry(logger: DaemonLogger, entry: TickEntry): void {
 }
 
 async function writeStatus(root: string, pid: number, startedAt: string, scheduler: Scheduler, state: Running, entries: TickEntry[]): Promise<void> {
-  const file = path.join(root, STATUS_FILE);
+  const file = await confinedPath(root, STATUS_FILE);
   const errors = entries.filter((e) => e.status === 'failed').map((e) => ({ job: e.job, error: e.status === 'failed' ? e.error : '' }));
   const status = {
     pid,
@@ -326,6 +328,6 @@ async function writeStatus(root: string, pid: number, startedAt: string, schedul
     next_wake_at: scheduler.nextWakeAt()?.toISOString() ?? null,
     last_errors: errors,
   };
-  await writeFile(`${file}.tmp`, `${JSON.stringify(status, null, 2)}\n`);
+  await writeFile(`${file}.tmp`, `${JSON.stringify(redactDeep(status), null, 2)}\n`);
   await rename(`${file}.tmp`, file);
 }

@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../dream/tools/atomic.js';
+import { confinedPath } from '../vault/confine.js';
+import { redactDeep } from '../core/redact.js';
 
 export const JOBS_FILE = '.vaultkeeper/jobs.json';
 
@@ -63,6 +65,6 @@ export async function readJobsState(root: string): Promise<{ jobs: Record<string
 }
 
 export async function writeJobsState(root: string, jobs: Record<string, JobState>, now: Date): Promise<void> {
-  const file = { version: 1, updated_at: now.toISOString(), jobs };
-  await writeFileAtomic(path.join(root, JOBS_FILE), `${JSON.stringify(file, null, 2)}\n`);
+  const file = { version: 1, updated_at: now.toISOString(), jobs: redactDeep(jobs) };
+  await writeFileAtomic(await confinedPath(root, JOBS_FILE), `${JSON.stringify(file, null, 2)}\n`);
 }

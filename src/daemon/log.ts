@@ -6,6 +6,8 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { confinedPathSync } from '../vault/confine.js';
+import { redactDeep } from '../core/redact.js';
 
 export const LOG_FILE = '.vaultkeeper/daemon.log';
 /** Rotate past this size. */
@@ -37,7 +39,7 @@ export interface DaemonLogger {
 }
 
 export function openLogger(root: string, options: LoggerOptions = {}): DaemonLogger {
-  const file = path.join(root, LOG_FILE);
+  const file = confinedPathSync(root, LOG_FILE);
   const maxBytes = options.maxBytes ?? LOG_MAX_BYTES;
   const keep = options.keep ?? LOG_KEEP;
   mkdirSync(path.dirname(file), { recursive: true });
@@ -45,7 +47,7 @@ export function openLogger(root: string, options: LoggerOptions = {}): DaemonLog
   return {
     file,
     log(level, msg, fields = {}) {
-      const entry: LogEntry = { at: new Date().toISOString(), level, msg, ...fields };
+      const entry: LogEntry = redactDeep({ at: new Date().toISOString(), level, msg, ...fields });
       const line = `${JSON.stringify(entry)}\n`;
       if (size > 0 && size + Buffer.byteLength(line) > maxBytes) {
         rotate(file, keep);

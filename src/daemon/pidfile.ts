@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { confinedPath } from '../vault/confine.js';
 
 export const PID_FILE = '.vaultkeeper/daemon.pid';
 
@@ -62,7 +63,7 @@ export async function writePidFile(root: string, log: string): Promise<PidRecord
     vault: root,
     log,
   };
-  const file = path.join(root, PID_FILE);
+  const file = await confinedPath(root, PID_FILE);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(`${file}.tmp`, `${JSON.stringify(record)}\n`);
   await rename(`${file}.tmp`, file);

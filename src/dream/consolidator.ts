@@ -39,6 +39,8 @@ export interface ConsolidationResult {
   summary: string;
   conflicts: Conflict[];
   llm: { calls: number; tokens: number };
+  /** Pages the consolidator left as they were because they resolve outside the vault (read, never rewritten). */
+  notRewritten?: string[];
 }
 
 export interface Consolidator {

@@ -8,7 +8,9 @@ import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { Conflict } from './consolidator.js';
+import { confinedPath } from '../vault/confine.js';
 import { JOURNAL_FILE } from './journal.js';
+import { redact } from '../core/redact.js';
 
 export const UNSORTED_PAGE = '0_Inbox/unsorted.md';
 export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
@@ -36,7 +38,7 @@ export async function fileUncited(root: string, run: string, facts: readonly Fac
   if (facts.length === 0) return;
   const header = '---\ntitle: Unsorted\ntype: inbox\ntags: [inbox]\n---\n# Unsorted\n\nFacts the dream could not place on a page. Move them where they belong; keep the citations.\n\n';
   const lines = facts.map((f) => `- [${f.category}] ${f.text}${f.tags.map((t) => ` #${t}`).join('')} ${cite(f)}`);
-  await appendSection(path.join(root, UNSORTED_PAGE), header, `## ${run}\n\n${lines.join('\n')}\n`);
+  await appendSection(await confinedPath(root, UNSORTED_PAGE), header, `## ${run}\n\n${lines.join('\n')}\n`);
 }
 
 /** Conflicts go to a page a person resolves in Obsidian by ticking the box. */
@@ -47,7 +49,7 @@ export async function fileConflicts(root: string, run: string, conflicts: readon
     const cites = c.fact_ids.map((id) => (factDates.has(id) ? `[[${factDates.get(id)}#^${id}]]` : id)).join(' ');
     return `- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})`;
   });
-  await appendSection(path.join(root, CONFLICTS_PAGE), header, `${lines.join('\n')}\n`);
+  await appendSection(await confinedPath(root, CONFLICTS_PAGE), header, `${lines.join('\n')}\n`);
 }
 
 export interface OpenConflict {
@@ -89,13 +91,13 @@ export function skippedLine(at: Date, run: string, dates: readonly string[], tri
 }
 
 export async function appendJournal(root: string, line: string): Promise<void> {
-  const file = path.join(root, JOURNAL_FILE);
+  const file = await confinedPath(root, JOURNAL_FILE);
   let existing = await readOr(file, '# Dream journal\n');
   if (!existing.endsWith('\n')) existing += '\n';
   // Entries form one list, set apart from the journal's opening paragraph.
   const last = existing.trimEnd().split('\n').at(-1) ?? '';
   if (!last.startsWith('- ')) existing += '\n';
-  await writeFile(file, `${existing}${line}\n`);
+  await writeFile(file, `${existing}${redact(line)}\n`);
 }
 
 interface PageSummary {
@@ -143,7 +145,7 @@ export async function writeIndex(root: string, run: string): Promise<void> {
     }
     lines.push('');
   }
-  await writeFile(path.join(root, 'index.md'), `${lines.join('\n').trimEnd()}\n`);
+  await writeFile(await confinedPath(root, 'index.md'), `${lines.join('\n').trimEnd()}\n`);
 }
 
 /** Core memory: current values from the pages and what searches recall most, capped in lines. */
@@ -157,7 +159,7 @@ export async function writeMemory(root: string, vaultRoot: string, run: string):
   const counts = new Map<string, number>();
   for (const page of pages) counts.set(page.rel.split('/')[0]!, (counts.get(page.rel.split('/')[0]!) ?? 0) + 1);
   lines.push('## Pages', '', ...[...counts.entries()].sort().map(([zone, n]) => `- ${zone}: ${n}`));
-  await writeFile(path.join(root, 'MEMORY.md'), `${lines.slice(0, MEMORY_LINES).join('\n').trimEnd()}\n`);
+  await writeFile(await confinedPath(root, 'MEMORY.md'), `${lines.slice(0, MEMORY_LINES).join('\n').trimEnd()}\n`);
 }
 
 async function mostRecalled(vaultRoot: string, pages: readonly PageSummary[]): Promise<string[]> {

@@ -30,6 +30,7 @@ import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } 
 import { canonical, recognizeEntities, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
 import { CITATION_RE, citedIds, isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
+import { pageWriteTarget } from '../vault/confine.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -130,18 +131,28 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   boundPages(pages);
 
   let written = 0;
+  const notRewritten: string[] = [];
   for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
     if (!page.changed()) continue;
     const text = page.text();
     if (text === page.original) continue;
-    await mkdir(path.dirname(path.join(input.root, page.rel)), { recursive: true });
-    await writeFile(path.join(input.root, page.rel), text);
+    // A page linked in from outside the vault is read, never rewritten (DESIGN §9); its facts go uncited
+    // and the runner files them in the inbox.
+    const target = await pageWriteTarget(input.root, page.rel);
+    if (!target.ok) {
+      notRewritten.push(page.rel);
+      continue;
+    }
+    await mkdir(path.dirname(target.abs), { recursive: true });
+    await writeFile(target.abs, text);
     written++;
     input.onEvent?.({ type: 'page', path: page.rel, action: page.isNew ? 'created' : 'updated' });
   }
+  const outside = notRewritten.length === 0 ? '' : `; not rewritten (a link out of the vault): ${notRewritten.join(', ')}`;
   return {
-    summary: `placed ${facts.length} facts on ${written} pages; ${conflicts.length} conflicts flagged`,
+    summary: `placed ${facts.length} facts on ${written} pages; ${conflicts.length} conflicts flagged${outside}`,
     conflicts,
+    notRewritten,
     llm: { calls: 0, tokens: 0 },
   };
 }

@@ -4,7 +4,7 @@
  * the whole run. The vault itself changes only in that last step, so a failed check, a timeout or a
  * crash leaves it as it was, and the batch is simply redone.
  */
-import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
@@ -14,6 +14,7 @@ import { addWorktree, headCommit, lastCommitWithOp, removeWorktree, showFile, wo
 import { readLog, type Fact } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
+import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
@@ -61,6 +62,8 @@ export interface DreamResult {
   /** Page lines the runner removed because they cite or repeat a forgotten fact. */
   forgotten: number;
   commit: string | null;
+  /** Pages that resolve outside the vault: read, never rewritten (DESIGN §9). */
+  outside?: string[];
   /** The unified diff a dry run would commit. */
   diff?: string;
   summary?: string;
@@ -167,7 +170,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     });
   }
   const base = await headCommit(ctx.root);
-  const tree = path.join(ctx.root, WORKTREES_DIR, run);
+  const tree = path.join(await confinedPath(ctx.root, WORKTREES_DIR, 'folder'), run);
   // Under the dream lock no other run is alive: any scratch tree left here is a crashed run's.
   for (const left of await readdir(path.join(ctx.root, WORKTREES_DIR)).catch(() => [] as string[])) {
     await removeWorktree(ctx.root, path.join(ctx.root, WORKTREES_DIR, left));
@@ -183,6 +186,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
     result.llm = consolidated.llm;
     result.summary = consolidated.summary;
+    if ((consolidated.notRewritten ?? []).length > 0) result.outside = consolidated.notRewritten;
     result.conflicts = consolidated.conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
     const scrubbed = await removeForgottenLines(tree, tombstones);
@@ -192,10 +196,11 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
-    // A batch whose facts were all forgotten has nothing to place: it only moves the watermark.
+    // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
+    // for a page linked in from outside go uncited, to the inbox, so that run has work to show too.
     const problem =
       failure ??
-      (facts.length > 0 ? proofOfWork(pages) : null) ??
+      (facts.length > 0 && result.outside === undefined ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
@@ -371,7 +376,8 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
       if (!same) throw new CheckFailed({ check: 'apply', message: `${change.path} was edited while the dream ran; the run will be redone from the edit` });
     }
     for (const change of changes) {
-      const target = path.join(ctx.root, change.path);
+      // The run's changes are real paths; a link in the vault on the way is refused, never followed.
+      const target = await confinedPath(ctx.root, change.path);
       if (change.status === 'D') await rm(target, { force: true });
       else {
         await mkdir(path.dirname(target), { recursive: true });
@@ -404,12 +410,23 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
 async function copyUncommitted(root: string, tree: string): Promise<void> {
   for (const change of await uncommittedChanges(root)) {
     const source = path.join(root, change.path);
-    const target = path.join(tree, change.path);
-    const content = await readFile(source).catch(() => null);
-    if (content === null) await rm(target, { force: true });
-    else {
+    const folder = await confinedPath(tree, path.posix.dirname(change.path), 'folder').catch(() => null);
+    if (folder === null) continue;
+    const target = path.join(folder, path.posix.basename(change.path));
+    // The tree's own entry goes first, so a link checked out there is replaced, never written through.
+    await rm(target, { recursive: true, force: true });
+    const link = await readlink(source).catch(() => null);
+    if (link !== null) {
+      // A relative link out of the vault would point elsewhere from the tree: it is made absolute.
+      const resolved = path.resolve(path.dirname(source), link);
       await mkdir(path.dirname(target), { recursive: true });
-      await copyFile(source, target);
+      await symlink(isWithin(root, resolved) ? link : resolved, target);
+      continue;
+    }
+    const content = await readFile(source).catch(() => null);
+    if (content !== null) {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content);
     }
   }
 }

@@ -5,6 +5,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { confinedPath } from '../vault/confine.js';
+import { redactDeep } from '../core/redact.js';
 
 export const STATE_FILE = '.vaultkeeper/state.json';
 
@@ -30,7 +32,7 @@ export async function readDreamState(root: string): Promise<DreamState> {
 }
 
 export async function writeDreamState(root: string, dream: DreamState): Promise<void> {
-  const file = path.join(root, STATE_FILE);
+  const file = await confinedPath(root, STATE_FILE);
   let other: Record<string, unknown> = {};
   try {
     other = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
@@ -39,7 +41,7 @@ export async function writeDreamState(root: string, dream: DreamState): Promise<
   }
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify({ ...other, dream }, null, 2)}\n`);
+  await writeFile(temp, `${JSON.stringify(redactDeep({ ...other, dream }), null, 2)}\n`);
   await rename(temp, file);
 }
 

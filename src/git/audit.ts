@@ -3,10 +3,13 @@
  * message says what and why, marked with a `Vaultkeeper-Op:` trailer so that later checks can tell the
  * program's commits from a person's.
  */
+import { readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
+import { redact } from '../core/redact.js';
 
 export const OP_TRAILER = 'Vaultkeeper-Op';
 const DEFAULT_NAME = 'vaultkeeper';
@@ -83,13 +86,22 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
       await g.raw(['add', '--all', '--', ...paths]);
       const staged = (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
       if (staged === '') return null;
-      await g.raw(['commit', '--quiet', '--no-verify', '-m', commitMessage(request), '--', ...paths]);
+      await g.raw(['commit', '--quiet', '--no-verify', '-m', redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), '--', ...paths]);
       return (await g.raw(['rev-parse', 'HEAD'])).trim();
     } catch (error) {
       const message = errorMessage(error);
       if (message.includes('index.lock') && attempt < 20) {
         await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
         continue;
+      }
+      if (message.includes('index.lock')) {
+        const stale = await staleIndexLock(lock.root);
+        if (stale !== null) {
+          throw new VaultkeeperError('VK_GIT_INDEX_LOCK', `a stale .git/index.lock (${stale.age}, no git is running in the vault) blocks every commit`, {
+            hint: `remove it: rm '${stale.file}'; the change itself is saved in the files and the next command commits it`,
+            cause: error,
+          });
+        }
       }
       throw new VaultkeeperError('VK_GIT', `git commit failed: ${message.split('\n')[0]}`, {
         hint: 'run `git status` in the vault; the change itself is saved in the files',
@@ -152,6 +164,39 @@ export async function uncommittedChanges(root: string): Promise<WorkingChange[]>
     if (status.startsWith('R') || status.startsWith('C')) i++; // the rename's source follows
   }
   return changes;
+}
+
+/**
+ * The vault's .git/index.lock when no git process works in the vault (Linux: /proc; elsewhere: a lock
+ * older than a minute), i.e. one a killed git left behind. Null when it is absent or may be live.
+ */
+async function staleIndexLock(root: string): Promise<{ file: string; age: string } | null> {
+  const file = path.join(root, '.git', 'index.lock');
+  const info = await stat(file).catch(() => null);
+  if (info === null) return null;
+  const seconds = Math.round((Date.now() - info.mtimeMs) / 1000);
+  const age = seconds < 120 ? `${seconds} s old` : `left at ${info.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const live = await gitRunningIn(root);
+  if (live === true || (live === null && seconds < 60)) return null;
+  return { file, age };
+}
+
+/** Whether a git process has its working folder in the vault; null where /proc is not available. */
+async function gitRunningIn(root: string): Promise<boolean | null> {
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const real = await realpath(root).catch(() => root);
+  for (const pid of pids) {
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (comm !== 'git') continue;
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+    if (cwd === null || cwd === real || cwd.startsWith(`${real}${path.sep}`)) return true;
+  }
+  return false;
 }
 
 export interface FileChange {

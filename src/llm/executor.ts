@@ -123,9 +123,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<LlmExecu
   const load = (): Promise<Sdk> =>
     (loaded ??= import('openai').then((sdk) => {
       const key = env[settings.api_key_env];
+      const endpoint = baseUrl === null ? null : splitCredentials(baseUrl);
+      const hasKey = key !== undefined && key !== '';
       const client = new sdk.OpenAI({
-        apiKey: key === undefined || key === '' ? PLACEHOLDER_KEY : key,
-        baseURL: baseUrl ?? undefined,
+        apiKey: hasKey ? key : PLACEHOLDER_KEY,
+        baseURL: endpoint?.url ?? undefined,
+        // user:password@ in the base URL is sent as basic auth (fetch refuses a URL with credentials), never kept.
+        ...(endpoint?.basic !== undefined && !hasKey ? { defaultHeaders: { Authorization: `Basic ${endpoint.basic}` } } : {}),
         timeout: timeoutMs,
         maxRetries: 0,
         logLevel: 'off',
@@ -345,6 +349,20 @@ function connectionProblem(error: unknown): string {
   while (root instanceof Error && root.cause instanceof Error) root = root.cause;
   const head = errorMessage(error).replace(/\.$/, '');
   return root === error ? head : `${head} (${errorMessage(root)})`;
+}
+
+/** A base URL without its userinfo, and the userinfo as a basic-auth token. */
+export function splitCredentials(url: string): { url: string; basic?: string } {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return { url };
+    const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64');
+    parsed.username = '';
+    parsed.password = '';
+    return { url: parsed.toString(), basic };
+  } catch {
+    return { url };
+  }
 }
 
 /** The endpoint without credentials or query, for messages and logs. */

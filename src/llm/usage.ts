@@ -9,6 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { withLock } from '../core/lock.js';
 import { writeFileAtomic } from '../dream/tools/atomic.js';
+import { confinedPath } from '../vault/confine.js';
 
 export const USAGE_FILE = '.vaultkeeper/llm-usage.json';
 /** Days of history kept in the file; older days are dropped when it is written. */
@@ -94,7 +95,7 @@ export async function recordUsage(root: string, day: string, job: string, spend:
     });
     const kept = Object.keys(file.days).sort().slice(-KEEP_DAYS);
     const next: UsageFile = { version: 1, days: Object.fromEntries(kept.map((d) => [d, file.days[d]!])) };
-    await writeFileAtomic(path.join(root, USAGE_FILE), `${JSON.stringify(next, null, 2)}\n`);
+    await writeFileAtomic(await confinedPath(root, USAGE_FILE), `${JSON.stringify(next, null, 2)}\n`);
     return next;
   });
 }

@@ -3,10 +3,12 @@
  * writes logs/; it only ever appends. The parser never throws, whatever a person or a broken disk put
  * in the file, and reports every line it could not read as a fact.
  */
+import { constants } from 'node:fs';
 import { mkdir, open, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { UsageError, VaultkeeperError } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
+import { confinedPath } from '../vault/confine.js';
 import { factId } from './ids.js';
 
 export const CATEGORIES = [
@@ -357,7 +359,7 @@ export async function appendBatch(
 ): Promise<AppendedFact[]> {
   if (facts.length === 0) return [];
   const rel = logRelPath(date);
-  const file = path.join(lock.root, rel);
+  const file = await confinedPath(lock.root, rel);
   await mkdir(path.dirname(file), { recursive: true });
   let raw: Buffer;
   try {
@@ -404,16 +406,34 @@ export async function appendBatch(
     nextLine += 1;
   }
   const chunk = Buffer.from(`${prefix}${lines.join('\n')}\n`, 'utf8');
-  const handle = await open(file, 'a');
+  // O_NOFOLLOW: a link swapped in after the check above is refused, not followed.
+  const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   try {
-    let offset = 0;
-    while (offset < chunk.length) {
-      const { bytesWritten } = await handle.write(chunk, offset);
-      offset += bytesWritten;
+    const before = (await handle.stat()).size;
+    try {
+      let offset = 0;
+      while (offset < chunk.length) {
+        const { bytesWritten } = await handle.write(chunk, offset);
+        offset += bytesWritten;
+      }
+      await handle.sync();
+    } catch (error) {
+      // A full disk (or any failed write) must not leave a torn line the parser would read as a fact:
+      // the log goes back to its previous length.
+      await handle.truncate(before).catch(() => undefined);
+      throw appendError(rel, error);
     }
-    await handle.sync();
   } finally {
     await handle.close();
   }
   return appended;
+}
+
+/** A failed append, after the rollback: one line that says what happened and what to do. */
+function appendError(rel: string, error: unknown): VaultkeeperError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new VaultkeeperError('VK_DISK_FULL', `the disk is full: nothing was written to ${rel}`, { hint: 'free some space, then run the command again', cause: error });
+  }
+  return new VaultkeeperError('VK_APPEND_FAILED', `could not append to ${rel} (${code ?? String(error)}); nothing was written`, { hint: 'check the disk and the file\'s permissions, then run the command again', cause: error });
 }

@@ -181,10 +181,11 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
+    ...(warning === undefined ? {} : { warning }),
   });
 }
 

@@ -3,7 +3,7 @@
  * folders, other than the root files the program writes. Names may hold spaces.
  */
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Root files that are not pages: the program writes them (schema.md is the vault's conventions). */
@@ -22,9 +22,9 @@ export function isWikiPagePath(rel: string): boolean {
 }
 
 /**
- * The vault's wiki pages as relative POSIX paths, sorted. Symbolic links are not followed: one that
- * stays inside the vault only repeats what is listed already (or loops), and one that leads out would
- * let the index read files outside the vault.
+ * The vault's wiki pages as relative POSIX paths, sorted. Links to folders are not followed (they repeat
+ * what is listed already, or loop); a link to a markdown file is a page, read but never rewritten when
+ * it leads out of the vault (DESIGN §9).
  */
 export async function listWikiPages(root: string): Promise<string[]> {
   const pages: string[] = [];
@@ -46,8 +46,15 @@ export async function listWikiPages(root: string): Promise<string[]> {
         if (entry.name !== SKIPPED_DIR && !(rel === '' && entry.name === LOGS_DIR)) pending.push(entryRel);
       } else if (entry.isFile() && isWikiPagePath(entryRel)) {
         pages.push(entryRel);
+      } else if (entry.isSymbolicLink() && isWikiPagePath(entryRel) && (await isLinkedFile(path.join(root, entryRel)))) {
+        // A note linked in (an Obsidian habit) is read and indexed; writers never rewrite it (vault/confine).
+        pages.push(entryRel);
       }
     }
   }
   return pages.sort();
+}
+
+async function isLinkedFile(abs: string): Promise<boolean> {
+  return stat(abs).then((info) => info.isFile(), () => false);
 }

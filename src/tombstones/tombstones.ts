@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { WriteLock } from '../core/lock.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
+import { confinedPath } from '../vault/confine.js';
 
 export const TOMBSTONES_FILE = '.vaultkeeper/tombstones.jsonl';
 
@@ -67,7 +68,7 @@ export function parseTombstones(content: string): TombstoneSet {
 /** Appends tombstones; the caller holds the write lock and commits the file. */
 export async function appendTombstones(lock: WriteLock, entries: readonly Tombstone[]): Promise<void> {
   if (entries.length === 0) return;
-  const file = path.join(lock.root, TOMBSTONES_FILE);
+  const file = await confinedPath(lock.root, TOMBSTONES_FILE);
   await mkdir(path.dirname(file), { recursive: true });
   let prefix = '';
   try {

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import type { FactInput } from '../../logs/factlog.js';
 import { openVault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../main.js';
-import { plural, printJson, printLine } from '../output.js';
+import { note, plural, printJson, printLine } from '../output.js';
 
 interface RememberOptions {
   category?: string;
@@ -35,8 +35,10 @@ export async function run(words: string[], opts: RememberOptions, globals: Globa
   }
   const vault = await openVault({ vault: globals.vault });
   const result = await vault.remember(inputs, { source: opts.source });
+  // Stored but not committed is still remembered: exit 0, and say so on stderr (docs/cli.md).
+  if (result.warning !== undefined) note(`vaultkeeper: warning: ${result.warning}`);
   if (opts.json) {
-    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit });
+    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, ...(result.warning === undefined ? {} : { warning: result.warning }) });
     return;
   }
   if (result.facts.length === 1) {

@@ -135,7 +135,7 @@ export function createLlmConsolidator(settings: LlmSettings, env: NodeJS.Process
     executor: options.executor,
     baseUrl: settings.base_url,
     model: settings.model,
-    secrets: hasKey ? [key] : [],
+    secrets: [...(hasKey ? [key] : []), ...urlPassword(settings.base_url)],
     // llm.max_attempts counts the first try too.
     maxRetries: options.maxRetries ?? settings.max_attempts - 1,
     maxMalformed: Math.max(1, options.maxMalformedReplies ?? DEFAULT_MAX_MALFORMED),
@@ -167,7 +167,7 @@ async function runAgent(setup: AgentSetup, input: ConsolidationInput): Promise<C
 
 async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunLog, usage: LlmUsage): Promise<ConsolidationResult> {
   const { settings, model } = setup;
-  const toolbox = createToolbox({ root: input.root, batchDates: input.dates, search: input.search, limits: setup.toolLimits });
+  const toolbox = createToolbox({ root: input.root, batchDates: input.dates, search: input.search, limits: setup.toolLimits, secrets: setup.secrets });
   const prompt = await buildPrompt(input);
   const executor = setup.executor ?? (await createExecutor({ settings, env: setup.env, root: input.vaultRoot, maxAttempts: setup.maxRetries + 1 }));
   await log.write('start', {
@@ -240,7 +240,7 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
       malformedInRow++;
       await log.write('reply', { step, malformed: reply, body: excerpt(body), tokens: spent, estimated: tokensOf(body) === null, llm: usage });
       if (malformedInRow >= setup.maxMalformed) {
-        throw new LlmRunError('VK_LLM_RESPONSE', `the model at ${setup.baseUrl} sent ${malformedInRow} malformed replies in a row (last: ${reply})`, usage, {
+        throw new LlmRunError('VK_LLM_RESPONSE', `the model at ${displayUrl(setup.baseUrl)} sent ${malformedInRow} malformed replies in a row (last: ${reply})`, usage, {
           hint: `check that llm.base_url points at an OpenAI-compatible API (it usually ends in /v1) and that llm.model ("${model}") supports tool calling`,
         });
       }
@@ -437,4 +437,14 @@ function excerpt(body: unknown): string {
   if (body === undefined) return '';
   const text = typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body));
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** The password of a base URL with user:password@, a secret like the key. */
+function urlPassword(url: string): string[] {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? [] : [password];
+  } catch {
+    return [];
+  }
 }

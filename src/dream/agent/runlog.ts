@@ -7,6 +7,8 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../../core/errors.js';
+import { confinedPath } from '../../vault/confine.js';
+import { redact } from '../../core/redact.js';
 
 export const RUNS_DIR = '.vaultkeeper/runs';
 /** Longer strings are cut in the log (a model may send megabytes of arguments); the length is kept. */
@@ -30,7 +32,7 @@ export function runLogPath(vaultRoot: string, run: string): string {
 }
 
 export async function openRunLog(vaultRoot: string, run: string, options: { secrets?: readonly string[]; now?: () => Date } = {}): Promise<RunLog> {
-  const file = runLogPath(vaultRoot, run);
+  const file = await confinedPath(vaultRoot, path.relative(vaultRoot, runLogPath(vaultRoot, run)).split(path.sep).join('/'));
   await mkdir(path.dirname(file), { recursive: true });
   const secrets = (options.secrets ?? []).filter((s) => s !== '');
   const now = options.now ?? (() => new Date());
@@ -50,7 +52,7 @@ export async function openRunLog(vaultRoot: string, run: string, options: { secr
 export function serialize(entry: Record<string, unknown>, secrets: readonly string[]): string {
   let line = JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'string' ? clean(value, secrets) : value));
   for (const secret of secrets) line = line.split(JSON.stringify(secret).slice(1, -1)).join(REDACTED);
-  return `${line}\n`;
+  return `${redact(line)}\n`;
 }
 
 function clean(value: string, secrets: readonly string[]): string {

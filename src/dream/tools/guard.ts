@@ -4,11 +4,14 @@
  * symlinks (the file's real path, or for a new file its nearest existing parent's), so neither `..` nor a
  * link can take a tool outside the wiki pages of DESIGN §2.
  */
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isValidDate } from '../../core/clock.js';
 import { logRelPath } from '../../logs/factlog.js';
 import { isWikiPagePath } from '../../pages/discover.js';
+import { isWithin, relativePathProblem, resolveReal as resolveRealPath } from '../../vault/confine.js';
+
+export { isWithin, relativePathProblem };
 
 export type GuardReason =
   | 'invalid_path'
@@ -32,37 +35,11 @@ const BAD_NAME_CHARS = /[\\:*?"<>|]/u;
 const hasControlChar = (name: string): boolean => [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 const MAX_NAME_BYTES = 255;
 
-/** True when `candidate` is `root` or lies under it. Pure: compares resolved paths against `root + sep`. */
-export function isWithin(root: string, candidate: string): boolean {
-  if (root.includes('\0') || candidate.includes('\0')) return false;
-  const base = path.resolve(root);
-  const target = path.resolve(candidate);
-  if (target === base) return true;
-  return target.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
-}
-
 type Refusal = Extract<Resolved, { ok: false }>;
 
 const refuse = (reason: GuardReason, hint: string): Refusal => ({ ok: false, reason, hint });
 
-/**
- * The lexical rules, on a vault-relative path with `/` separators. Returns the segments, or why the path
- * is not a path to a wiki page or folder. Applied to the path as written and to its real path.
- */
-/**
- * The rules every vault-relative path follows, whoever reads or writes it (the dream's tools, MCP's
- * memory_read): no NUL, nothing absolute or home-relative, `/` separators, no `..`. Null when it passes.
- */
-export function relativePathProblem(rel: string, example: string): { reason: 'invalid_path' | 'outside_vault'; hint: string } | null {
-  if (rel.includes('\0')) return { reason: 'invalid_path', hint: `a path cannot hold a NUL byte; ${example}` };
-  if (rel.startsWith('/') || rel.startsWith('~') || /^[A-Za-z]:/.test(rel) || rel.startsWith('\\\\')) {
-    return { reason: 'outside_vault', hint: `paths are relative to the vault, ${example}` };
-  }
-  if (rel.includes('\\')) return { reason: 'invalid_path', hint: `use / between folders, not \\; ${example}` };
-  if (rel.split('/').includes('..')) return { reason: 'outside_vault', hint: `'..' is not allowed: paths are relative to the vault, ${example}` };
-  return null;
-}
-
+/** The lexical rules, on a vault-relative path with `/` separators: the segments, or why it is not a wiki page or folder. */
 function checkSegments(rel: string, kind: 'page' | 'folder'): string[] | Refusal {
   const problem = relativePathProblem(rel, EXAMPLE);
   if (problem !== null) return refuse(problem.reason, problem.hint);
@@ -114,49 +91,12 @@ function cleanInput(rel: string): string {
   return rel.startsWith('./') ? rel.slice(2) : rel;
 }
 
-interface RealPath {
-  real: string;
-  exists: boolean;
-}
+type RealPath = { real: string; exists: boolean };
 
-/**
- * The real path of `abs`: its own when it exists, else its nearest existing parent's plus the missing
- * names. A link that resolves nowhere is refused rather than replaced.
- */
+/** The shared resolver of the vault's confinement module, with this guard's refusal shape. */
 async function resolveReal(realRoot: string, abs: string): Promise<RealPath | Refusal> {
-  try {
-    await lstat(abs);
-    try {
-      return { real: await realpath(abs), exists: true };
-    } catch {
-      return refuse('broken_link', `${toRel(realRoot, abs)} is a link that points nowhere; write a different page, ${EXAMPLE}`);
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR') return refuse('invalid_path', `a folder in '${toRel(realRoot, abs)}' is a file; call list_pages to see the folders`);
-    if (code !== 'ENOENT') throw error;
-  }
-  const missing = [path.basename(abs)];
-  let parent = path.dirname(abs);
-  for (;;) {
-    try {
-      await lstat(parent);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTDIR') return refuse('invalid_path', `a folder in '${toRel(realRoot, abs)}' is a file; call list_pages to see the folders`);
-      if (code !== 'ENOENT' || parent === realRoot) throw error;
-      missing.unshift(path.basename(parent));
-      parent = path.dirname(parent);
-      continue;
-    }
-    let realParent: string;
-    try {
-      realParent = await realpath(parent);
-    } catch {
-      return refuse('broken_link', `the folder ${toRel(realRoot, parent)} is a link that points nowhere; write the page elsewhere, ${EXAMPLE}`);
-    }
-    return { real: path.join(realParent, ...missing), exists: false };
-  }
+  const resolved = await resolveRealPath(realRoot, abs, EXAMPLE);
+  return 'ok' in resolved ? refuse(resolved.reason, resolved.hint) : resolved;
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ToolContext {
   /** Memory search, passed in so the tools need not open the index. */
   search(query: string, k: number): Promise<unknown[]>;
   limits?: Partial<ToolLimits>;
+  /** The run's API key (and any other secret): a page holding one is not written, so it never reaches git. */
+  secrets?: readonly string[];
 }
 
 export interface Conflict {
@@ -186,6 +188,9 @@ function countMatches(text: string, needle: string): number {
 async function writePage(state: State, target: Extract<Resolved, { ok: true }>, content: string, before: string | null): Promise<ToolResult> {
   const problem = checkPageContent(content, state.limits.maxPageBytes);
   if (problem !== null) return fail(`${target.rel} was not written: ${problem}`);
+  if ((state.ctx.secrets ?? []).some((secret) => secret !== '' && content.includes(secret))) {
+    return fail(`${target.rel} was not written: it holds the API key of this run; write the page without it`);
+  }
   if (content === before) return ok({ path: target.rel, unchanged: true });
   const bytes = Buffer.byteLength(content, 'utf8');
   if (state.bytesWritten + bytes > state.limits.maxRunBytes) {
