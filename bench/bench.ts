@@ -7,6 +7,8 @@
  *   --no-models        skip measuring use-lite's throughput
  *   --no-write         print only (no docs/benchmarks.md, no bench-results.json)
  *   --keep             keep the temporary vaults (their folder is printed)
+ *   --only dendron     only the Dendron-vault section (side by side with qmd when QMD_BIN is set; see dendron.ts)
+ *   --dendron-runs 10  runs per step there      --dendron-data PATH  the notes (default ../shared/data/dendron-vault)
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +26,7 @@ import { logRelPath } from '#src/logs/factlog.js';
 import { readTombstones } from '#src/tombstones/tombstones.js';
 import { openVault, type Vault } from '#src/vault/vault.js';
 import { runCli, startCli, stopChild } from './child.js';
+import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
@@ -45,6 +48,9 @@ interface Settings {
   models: boolean;
   write: boolean;
   keep: boolean;
+  only: string | null;
+  dendronRuns: number;
+  dendronData: string;
 }
 
 interface Failure {
@@ -140,6 +146,9 @@ function settings(): Settings {
       'no-models': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'dendron-runs': { type: 'string' },
+      'dendron-data': { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -163,6 +172,9 @@ function settings(): Settings {
     models: !values['no-models'],
     write: !values['no-write'],
     keep: values.keep,
+    only: values.only ?? null,
+    dendronRuns: int(values['dendron-runs'], quick ? 3 : 10, 'dendron-runs'),
+    dendronData: path.resolve(values['dendron-data'] ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'dendron-vault')),
   };
 }
 
@@ -183,6 +195,15 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
+    if (s.only !== null && s.only !== 'dendron') throw new Error(`--only takes 'dendron', got '${s.only}'`);
+    const dendronMachine = machineInfo();
+    const dendron = await attempt('the Dendron vault', () => measureDendron(base, s.dendronData, { runs: s.dendronRuns, env }));
+    const dendronMarkdown = failed(dendron)
+      ? `### Side by side on the Dendron vault\n\nNot measured: ${dendron.error}`
+      : `${renderDendron(dendron)}\n\n${machineLine(dendronMachine, os.loadavg()[0]!)}`;
+    print(dendronMarkdown);
+    if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-dendron', dendronMarkdown);
+    if (s.only === 'dendron') return;
     const machine = machineInfo();
     let embedderModel = s.embedder;
     const vaults: Array<{ facts: number; root: string; lastDate: string }> = [];
@@ -521,6 +542,13 @@ function targets(r: BenchResults): Record<string, string> {
 const n = (value: number): string => Math.round(value).toLocaleString('en-US');
 const sec = duration;
 
+function machineLine(m: MachineInfo, loadEnd: number): string {
+  return (
+    `Measured ${m.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node} (${m.platform}); ` +
+    `load average ${m.load1} at the start, ${Math.round(loadEnd * 100) / 100} at the end (a shared machine: other work skews timings).`
+  );
+}
+
 function render(r: BenchResults): string {
   const m = r.machine;
   const out: string[] = [];
@@ -529,7 +557,7 @@ function render(r: BenchResults): string {
     `Measured ${m.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node} (${m.platform}); ` +
       `load average ${m.load1} at the start${r.loadEnd === null ? '' : `, ${r.loadEnd} at the end`} (a shared machine: other work skews timings).`,
   );
-  out.push(`Embedder \`${r.embedder}\`. Synthetic vaults from \`src/bench/generate.ts\` (seed ${r.settings.seed}, ${r.settings.factsPerDay} facts a day, one wiki page per day).`, '');
+  out.push(`Embedder \`${r.embedder}\`. Synthetic vaults from \`bench/generate.ts\` (seed ${r.settings.seed}, ${r.settings.factsPerDay} facts a day, one wiki page per day).`, '');
 
   out.push('**Targets**', '');
   out.push(markdownTable([['target', 'measured'], ...Object.entries(r.targets).map(([k, v]) => [k, v])]), '');

@@ -8,6 +8,8 @@
  *   --audit PATH       locomo_audit_errors.json (default: beside --data)
  *   --embedders none,hash,use-lite   (transformers is tried when listed or by default, run only if its model is on disk)
  *   --conversations N  only the first N conversations (a quick look)
+ *   --parts facts,loop,updates   which parts to run (default all): the facts-only systems, the
+ *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts)
  *   --captions         remember shared images' captions with the turn ("[shares a photo of …]")
  *   --no-write / --keep
  */
@@ -26,6 +28,8 @@ import { applyAudit, loadConversation, normalizeEvidence, readAudit, readLocomo,
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, ms, summarize, type MachineInfo } from './stats.js';
 import { cleanEnv, setEmbedder } from './vaults.js';
+import { renderLoop, runLoop } from './loop.js';
+import { renderUpdates, runUpdates } from './updates.js';
 
 const CATEGORIES = [1, 2, 3, 4];
 const CATEGORY_NAMES: Record<string, string> = { '1': 'multi-hop', '2': 'temporal', '3': 'open-domain', '4': 'single-hop' };
@@ -71,6 +75,7 @@ function settings() {
       audit: { type: 'string' },
       embedders: { type: 'string', default: 'none,hash,use-lite,transformers' },
       conversations: { type: 'string' },
+      parts: { type: 'string', default: 'facts,loop,updates' },
       captions: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -84,6 +89,7 @@ function settings() {
     audit: path.resolve(values.audit ?? path.join(path.dirname(data), 'locomo_audit_errors.json')),
     embedders: values.embedders.split(',').map((e) => e.trim()).filter((e) => e !== ''),
     limit,
+    parts: new Set(values.parts.split(',').map((p) => p.trim())),
     captions: values.captions,
     write: !values['no-write'],
     keep: values.keep,
@@ -160,10 +166,29 @@ async function main(): Promise<void> {
     };
 
     const systems: SystemResult[] = [];
-    systems.push(bm25System(prepared, s.captions));
-    for (const name of embedders) {
-      systems.push(...(await embedderSystem(name, prepared, env)));
+    if (s.parts.has('facts')) {
+      systems.push(bm25System(prepared, s.captions));
+      for (const name of embedders) {
+        systems.push(...(await embedderSystem(name, prepared, env)));
+      }
     }
+    if (s.parts.has('loop')) {
+      for (const p of prepared) await setEmbedder(p.root, 'none');
+      const loop = await runLoop(
+        prepared.map((p) => ({ ...p, questions: p.questions.filter((q) => q.gold.all !== undefined).map((q) => ({ conversation: p.conv.index, question: q.question, gold: q.gold.all! })) })),
+        env,
+      );
+      const markdown = `${renderLoop(loop)}\n\n${machineLine(machineInfo())}`;
+      print(markdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-loop', markdown);
+    }
+    if (s.parts.has('updates')) {
+      const updates = await runUpdates(path.join(base, 'updates'), env);
+      const markdown = `${renderUpdates(updates)}\n\n${machineLine(machineInfo())}`;
+      print(markdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-updates', markdown);
+    }
+    if (!s.parts.has('facts')) return;
 
     const results: EvalResults = {
       machine: machineInfo(),
@@ -193,6 +218,10 @@ async function main(): Promise<void> {
     if (s.keep) progress(`eval: vaults kept in ${base}`);
     else await rm(base, { recursive: true, force: true });
   }
+}
+
+function machineLine(m: MachineInfo): string {
+  return `Measured ${m.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu}, ${m.cores} cores, Node ${m.node}, load ${m.load1.toFixed(2)}.`;
 }
 
 /** Why an embedder cannot run here (null when it can): models are only ever loaded from disk. */

@@ -6,11 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { redactor } from '../core/redact.js';
-
-export interface GlobalOptions {
-  vault?: string;
-  debug?: boolean;
-}
+import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,10 +27,12 @@ function build(): Command {
 
   program
     .command('init')
-    .description('create a new vault (zones, schema.md, config, git repository)')
+    .description('create a new vault (zones, schema.md, config, git repository), or adopt an existing folder or Obsidian vault')
     .argument('[path]', 'folder for the new vault', '.')
+    .option('--adopt', 'make an existing folder or Obsidian vault a vault: add what it lacks, change no note')
+    .option('--obsidian-settings', 'with --adopt: also add vaultkeeper\'s .obsidian/ settings files the vault lacks')
     .option('--json', 'print the result as JSON')
-    .action(async (target: string, opts: { json?: boolean }) => (await import('./commands/init.js')).run(target, opts));
+    .action(async (target: string, opts: { json?: boolean; adopt?: boolean; obsidianSettings?: boolean }) => (await import('./commands/init.js')).run(target, opts));
 
   program
     .command('remember')
@@ -222,7 +220,18 @@ function redactOutput(): void {
   }
 }
 
+/** A reader that closed the pipe (`vaultkeeper status | head -1`) has all it wants: end quietly. */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe();
   redactOutput();
   const program = build();
   const debug = argv.includes('--debug');
@@ -241,7 +250,8 @@ async function report(error: unknown, debug: boolean): Promise<number> {
   }
   const { VaultkeeperError } = await import('../core/errors.js');
   if (error instanceof VaultkeeperError) {
-    process.stderr.write(`vaultkeeper: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
+    // One line, whatever a library put in the message (LanceDB's carry source paths on a second line).
+    process.stderr.write(`vaultkeeper: ${error.message.split('\n')[0]}${error.hint ? `; ${error.hint}` : ''}\n`);
     if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }

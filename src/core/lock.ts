@@ -3,7 +3,7 @@
  * and every commit happens under it, so concurrent CLI calls, the daemon and MCP never interleave
  * lines or race on git's index.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { lstat, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { VaultkeeperError } from './errors.js';
@@ -25,6 +25,8 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
   const dir = await confinedPath(root, LOCK_DIR, 'folder');
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
+  // The lock is a folder; a file there is no holder's, and would otherwise be waited out as a stale lock.
+  if (await lstat(`${target}.lock`).then((info) => !info.isDirectory(), () => false)) throw strayLockFile(name);
   const waitMs = options.waitMs ?? 120_000;
   let deadline = Date.now() + waitMs;
   let holder: number | undefined;
@@ -33,7 +35,9 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
     try {
       release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') throw strayLockFile(name);
+      if (code !== 'ELOCKED') throw error;
       // A queue that moves is not a busy vault: with twenty writers, a waiter can lose the race for
       // minutes while every holder is quick. Each holder's lock directory is new (its birth time says so,
       // where the file system records one), so the wait restarts when the lock changes hands.
@@ -61,4 +65,10 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 
 export function withWriteLock<T>(root: string, fn: (lock: WriteLock) => Promise<T>, options?: LockOptions): Promise<T> {
   return withLock(root, 'write', fn, options);
+}
+
+function strayLockFile(name: string): VaultkeeperError {
+  return new VaultkeeperError('VK_LOCK_FILE', `${LOCK_DIR}/${name}.lock is a file, not vaultkeeper's lock (a folder)`, {
+    hint: `no vaultkeeper writes with such a file: remove ${LOCK_DIR}/${name}.lock, then run the command again`,
+  });
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths } from '../git/audit.js';
 import { DASHBOARD_PAGE } from '../vault/layout.js';
-import type { Vault } from '../vault/vault.js';
+import type { VaultReader } from '../vault/reader.js';
 import { mermaidBlock, pieChart, xyChart } from './charts.js';
 import { dashboardData, type DashboardData } from './data.js';
 
@@ -84,7 +84,7 @@ export function renderDashboard(data: DashboardData): { text: string; charts: st
 }
 
 /** Regenerates the dashboard page and commits it when it changed. */
-export async function writeDashboard(vault: Vault, now: Date = new Date()): Promise<DashboardResult> {
+export async function writeDashboard(vault: VaultReader, now: Date = new Date()): Promise<DashboardResult> {
   const { text, charts } = renderDashboard(await dashboardData(vault, now));
   const file = path.join(vault.root, DASHBOARD_PAGE);
   return withWriteLock(vault.root, async (lock) => {

@@ -14,7 +14,7 @@ import { addDays } from '../llm/local-day.js';
 import { dayUsage, readUsage } from '../llm/usage.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
-import type { Vault } from '../vault/vault.js';
+import type { VaultReader } from '../vault/reader.js';
 
 export interface DashboardData {
   /** The vault's local date the page was made on. */
@@ -31,7 +31,7 @@ export interface DashboardData {
   conflicts: OpenConflict[];
 }
 
-export async function dashboardData(vault: Vault, now: Date, span = 14): Promise<DashboardData> {
+export async function dashboardData(vault: VaultReader, now: Date, span = 14): Promise<DashboardData> {
   const tz = vault.ctx.timeZone;
   const today = localStamp(now, tz).date;
   const days = Array.from({ length: span }, (_, i) => addDays(today, i - span + 1));

@@ -11,26 +11,14 @@ import { LOGS_DIR, listLogDates, logRelPath, readLog } from '../logs/factlog.js'
 import { readTombstones, TOMBSTONES_FILE } from '../tombstones/tombstones.js';
 import { checkIndex } from './index-checks.js';
 import { checkPages } from './page-checks.js';
-
-export interface Problem {
-  code: string;
-  path: string | null;
-  line: number | null;
-  message: string;
-}
+import type { Check, Problem } from './problem.js';
 
 export interface DoctorReport {
   ok: boolean;
   problems: Problem[];
 }
 
-export interface DoctorInput {
-  root: string;
-  /** null when the config did not load; its problem is already reported. */
-  config: Config | null;
-}
-
-export type Check = (input: DoctorInput) => Promise<Problem[]>;
+export type { Check, DoctorInput, Problem } from './problem.js';
 
 const problem = (code: string, message: string, where: { path?: string; line?: number } = {}): Problem => ({
   code,

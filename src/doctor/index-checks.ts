@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import { manifestRowCount, readManifest, MANIFEST_FILE } from '../indexer/manifest.js';
-import type { Check, Problem } from './doctor.js';
+import type { Check, Problem } from './problem.js';
 
 const problem = (code: string, message: string, file: string | null = null): Problem => ({ code, path: file, line: null, message });
 

@@ -6,7 +6,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { isAttachmentTarget, linkResolver } from '../pages/links.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { citedFactId } from '../pages/wikilink.js';
-import type { Check, Problem } from './doctor.js';
+import type { Check, Problem } from './problem.js';
 
 const LOG_NAME_RE = /^\d{4}-\d{2}-\d{2}\.md$/;
 

@@ -5,7 +5,7 @@
  */
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import type { EmbeddingCache } from './cache.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from './contract.js';
 
 export interface EmbedCounters {
   /** Texts asked for, repeats included. */

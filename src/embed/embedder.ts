@@ -5,14 +5,9 @@
  */
 import type { Config } from '../core/config.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
+import type { Embedder } from './contract.js';
 
-export interface Embedder {
-  /** Stable identity of model + settings, e.g. "hash-v1:256", "use-lite:512", "transformers:Xenova/all-MiniLM-L6-v2", "openai:text-embedding-3-small:1536". Stored with the index so a change is detected. */
-  readonly model: string;
-  readonly dimensions: number;
-  /** One L2-normalized vector per text, in order. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
-}
+export type { Embedder } from './contract.js';
 
 export type EmbedderSettings = Config['index'];
 

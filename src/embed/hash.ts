@@ -4,7 +4,7 @@
  * buckets with a hashed sign, so collisions cancel rather than pile up. It only matches shared words,
  * but it is instant, offline and identical on every machine, which makes it the safe default.
  */
-import type { Embedder } from './embedder.js';
+import type { Embedder } from './contract.js';
 import { normalizeInPlace } from './vector.js';
 
 /** Bump when tokenizing, stemming or hashing changes: the index and the cache key on it. */

@@ -4,7 +4,7 @@
  */
 import type { Config } from '../core/config.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from './contract.js';
 import { toUnitVector } from './vector.js';
 
 export type OpenAISettings = Config['index']['openai'];

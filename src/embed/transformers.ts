@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { pipeline as Pipeline } from '@huggingface/transformers';
 import type { Config } from '../core/config.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from './contract.js';
 import { isModuleNotFound, missingPackages } from './optional.js';
 
 export type TransformersSettings = Config['index']['transformers'];

@@ -5,7 +5,7 @@
  */
 import { format } from 'node:util';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from './contract.js';
 import { isModuleNotFound, missingPackages } from './optional.js';
 import { toUnitVector } from './vector.js';
 

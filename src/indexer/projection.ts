@@ -10,9 +10,9 @@ import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { IndexRow } from './rows.js';
+import { LOG_PATH_RE, sourceKind } from './sources.js';
 
-export const CORE_FILE = 'MEMORY.md';
-const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
+export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
 const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
 const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
@@ -40,23 +40,10 @@ export interface Projection {
   cited: string[];
 }
 
-export type SourceKind = 'log' | 'page' | 'core';
-
-export function sourceKind(rel: string): SourceKind {
-  if (LOG_PATH_RE.test(rel)) return 'log';
-  return rel === CORE_FILE ? 'core' : 'page';
-}
-
 export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): Projection {
   const kind = sourceKind(rel);
   if (kind === 'log') return { rows: projectLog(rel, content, inputs), cited: [] };
   return projectPage(rel, content, inputs, kind);
-}
-
-/** True when a log's rows depend on what the pages cite (its date is consolidated). */
-export function dependsOnCitations(rel: string, journal: Journal): boolean {
-  const date = LOG_PATH_RE.exec(rel)?.[1];
-  return date !== undefined && !isPending(journal, date);
 }
 
 function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited }: ProjectionInputs): IndexRow[] {

@@ -14,7 +14,8 @@ import { listWikiPages } from '../pages/discover.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
-import { CORE_FILE, dependsOnCitations, projectFile, sourceKind } from './projection.js';
+import type * as Projection from './projection.js';
+import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
 
@@ -119,6 +120,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const nextEntries = new Map<string, FileEntry>();
     let unchangedRows = 0;
 
+    // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
+    const stats = await statAll(ctx.root, files);
+    // The page parser (remark) loads only when some file must be projected.
+    let projector: typeof Projection | null = null;
+    let touched = false;
+
     let cited: Set<string> | null = null;
     let citedChanged = false;
     let citedDigest = m.cited;
@@ -132,10 +139,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         citedChanged = citedDigest !== m.cited;
       }
       const stale = inputsChanged || (citedChanged && dependsOnCitations(rel, journal));
-      let info;
-      try {
-        info = await stat(path.join(ctx.root, rel));
-      } catch {
+      const info = stats[index];
+      if (info === null || info === undefined) {
         wanted.delete(rel); // gone since the listing
         continue;
       }
@@ -144,6 +149,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         unchangedRows += Object.keys(previous.rows).length;
         continue;
       }
+      touched = true;
       let content: Buffer;
       try {
         content = await readFile(path.join(ctx.root, rel));
@@ -160,7 +166,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
         continue;
       }
-      const { rows, cited: citing } = projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set() });
+      projector ??= await import('./projection.js');
+      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set() });
       const hashes: Record<string, string> = {};
       for (const row of rows) {
         const hash = rowHash(row);
@@ -178,6 +185,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     }
     for (const [rel, entry] of Object.entries(m.files)) {
       if (wanted.has(rel)) continue;
+      touched = true;
       counts.removed++;
       toDelete.push(...Object.keys(entry.rows));
     }
@@ -211,7 +219,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       }
     }
     next.dirty = false;
-    await writeManifest(ctx.root, next);
+    // Nothing read, nothing removed, same inputs: the manifest on disk is already this one.
+    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty) await writeManifest(ctx.root, next);
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {
@@ -297,6 +306,16 @@ async function embedRows(
 /** Cache misses so far, when the embedder counts them (a cached embedder); undefined when it does not (then every text counts). */
 function embedderCount(embedder: Embedder): number | undefined {
   return (embedder as { stats?: { embedded: number } }).stats?.embedded;
+}
+
+/** Every file's size and mtime, or null for one gone since the listing; in parallel, a few hundred at a time. */
+async function statAll(root: string, files: readonly string[]): Promise<Array<{ size: number; mtimeMs: number } | null>> {
+  const out: Array<{ size: number; mtimeMs: number } | null> = [];
+  for (let i = 0; i < files.length; i += 256) {
+    const chunk = files.slice(i, i + 256).map((rel) => stat(path.join(root, rel)).then((s) => ({ size: s.size, mtimeMs: s.mtimeMs }), () => null));
+    out.push(...(await Promise.all(chunk)));
+  }
+  return out;
 }
 
 /** Everything the indexer reads: logs, wiki pages and MEMORY.md, as vault-relative paths. */

@@ -34,8 +34,8 @@ const RECENCY_HALF_LIFE_DAYS = 90;
  * text's own words. Measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
  */
 export const CONTEXT_WEIGHT = 0.85;
-/** The BM25 score that maps to 0.5: a full-text score s becomes s / (s + TEXT_HALF_SCORE), in 0–1. */
-const TEXT_HALF_SCORE = 8;
+/** The BM25 score that maps to 0.5: a full-text score s becomes s / (s + TEXT_HALF_SCORE), in 0–1 (about 0.3 for one word in a vault of a few facts, 0.7–0.9 for a question's rarer words in thousands). */
+const TEXT_HALF_SCORE = 4;
 
 export interface SearchOptions {
   k?: number;

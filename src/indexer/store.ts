@@ -56,9 +56,7 @@ export class IndexStore {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    const names = await db.tableNames();
-    const table = names.includes(TABLE) ? await db.openTable(TABLE) : null;
-    return new IndexStore(db, table, dimensions);
+    return new IndexStore(db, await openRows(db), dimensions);
   }
 
   get exists(): boolean {
@@ -78,6 +76,9 @@ export class IndexStore {
       this.table.close();
       await this.db.dropTable(TABLE);
       this.table = null;
+    } else {
+      // A table that could not be opened (or listed) may still be there: drop it, or find nothing to drop.
+      await this.db.dropTable(TABLE).catch(() => undefined);
     }
   }
 
@@ -145,7 +146,7 @@ export class IndexStore {
 
   /** A handle kept open across searches picks up a table another process created since. */
   private async current(): Promise<Table | null> {
-    if (this.table === null && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
+    this.table ??= await openRows(this.db);
     return this.table;
   }
 
@@ -198,6 +199,15 @@ export class IndexStore {
     this.table?.close();
     this.db.close();
   }
+}
+
+/**
+ * The rows table, or null when there is none. Listing is not enough: on some S3-compatible stores
+ * (s3rver) LanceDB lists no tables where one exists, so an unlisted table is still tried.
+ */
+async function openRows(db: Connection): Promise<Table | null> {
+  if ((await db.tableNames()).includes(TABLE)) return db.openTable(TABLE);
+  return db.openTable(TABLE).catch(() => null);
 }
 
 /** Wraps LanceDB failures in an error that says what to do. */

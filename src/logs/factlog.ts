@@ -83,7 +83,11 @@ export async function readLog(root: string, date: string): Promise<ParsedLog> {
   try {
     content = await readFile(path.join(root, logRelPath(date)));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return parseLog('', date);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return parseLog('', date);
+    if (code === 'EISDIR') {
+      throw new VaultkeeperError('VK_NOT_A_FILE', `${logRelPath(date)} is a folder where a fact log belongs`, { hint: `move the folder ${logRelPath(date)} away, then run the command again` });
+    }
     throw error;
   }
   return parseLog(content, date);

@@ -13,7 +13,7 @@ import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
-import type { Vault } from '../vault/vault.js';
+import type { VaultReader } from '../vault/reader.js';
 
 export const DEFAULT_CONTEXT_BUDGET = 4_000;
 
@@ -65,7 +65,7 @@ const CITATION_RE = /\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+\]\]/g;
 
 const pageLink = (page: ParsedPage): string => `[[${path.posix.basename(page.path, '.md')}]]`;
 
-export async function subjectContext(vault: Vault, subject: string, options: ContextOptions = {}): Promise<SubjectContext> {
+export async function subjectContext(vault: VaultReader, subject: string, options: ContextOptions = {}): Promise<SubjectContext> {
   const budget = options.budget ?? DEFAULT_CONTEXT_BUDGET;
   const limit = options.limit ?? 20;
   const wanted = normalizeText(subject);

@@ -11,7 +11,7 @@ import { addDays } from '../llm/local-day.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
-import type { Vault } from '../vault/vault.js';
+import type { VaultReader } from '../vault/reader.js';
 import type { ContextFact } from './context.js';
 
 export interface RecentActivity {
@@ -32,7 +32,7 @@ export interface RecentOptions {
   now?: Date;
 }
 
-export async function recentActivity(vault: Vault, options: RecentOptions = {}): Promise<RecentActivity> {
+export async function recentActivity(vault: VaultReader, options: RecentOptions = {}): Promise<RecentActivity> {
   const days = options.days ?? 7;
   const limit = options.limit ?? 20;
   const now = options.now ?? new Date();

@@ -36,7 +36,7 @@ export async function initVault(target: string): Promise<InitResult> {
       hint: 'choose a new or empty folder',
     });
   }
-  await mkdir(root, { recursive: true });
+  await makeRoot(root);
   await cp(TEMPLATE_DIR, root, { recursive: true });
   // npm drops files named .gitignore from packages, so the template ships it without the dot.
   await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
@@ -52,4 +52,29 @@ export async function initVault(target: string): Promise<InitResult> {
     }),
   );
   return { root, commit };
+}
+
+/**
+ * Creates the vault folder. The last folder is made on its own, so a place where no folder can be made
+ * (e.g. /proc/x, where a recursive mkdir retries forever) fails at once with one line.
+ */
+async function makeRoot(root: string): Promise<void> {
+  const missing: string[] = [];
+  let at = path.resolve(root);
+  while (!(await stat(at).then(() => true, () => false))) {
+    missing.unshift(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  try {
+    for (const folder of missing) {
+      await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new VaultkeeperError('VK_INIT_FOLDER', `cannot create the folder ${root} (${code})`, { hint: 'choose a folder you can write to, e.g. ~/vault' });
+  }
 }

@@ -2,13 +2,13 @@
  * The programmatic API: the CLI, the MCP server and the daemon all go through a Vault.
  * Heavy parts (index, LLM) are imported lazily by the methods that need them.
  */
-import { remember, type RememberOptions, type RememberResult } from '../capture/remember.js';
+import type { RememberOptions, RememberResult } from '../capture/remember.js';
 import type { ContextOptions, SubjectContext } from '../recall/context.js';
 import type { RecentActivity, RecentOptions } from '../recall/recent.js';
 import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import type { FixIdsResult } from '../logs/fix-ids.js';
-import { history, type HistoryEntry } from '../git/audit.js';
+import type { HistoryEntry } from '../git/audit.js';
 import type { FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
@@ -17,7 +17,7 @@ import type { IndexStore as IndexStoreType } from '../indexer/store.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
-import { forget, type ForgetResult, type ForgetTarget } from '../tombstones/forget.js';
+import type { ForgetResult, ForgetTarget } from '../tombstones/forget.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
 import type { VaultStatus } from './status.js';
@@ -40,12 +40,15 @@ export class Vault {
     return this.ctx.root;
   }
 
-  remember(inputs: readonly FactInput[], options?: RememberOptions): Promise<RememberResult> {
+  // Each method imports its stage when called: a search never loads git, a remember never loads the index.
+  async remember(inputs: readonly FactInput[], options?: RememberOptions): Promise<RememberResult> {
+    const { remember } = await import('../capture/remember.js');
     return remember(this.ctx, inputs, options);
   }
 
   /** Tombstones facts, then reindexes so the forgotten lines leave search at once, not at the next dream. */
   async forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<ForgetResult> {
+    const { forget } = await import('../tombstones/forget.js');
     const result = await forget(this.ctx, target, options);
     if (result.tombstoned.length === 0) return result;
     const { VaultkeeperError } = await import('../core/errors.js');
@@ -58,7 +61,8 @@ export class Vault {
     return result;
   }
 
-  history(options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+  async history(options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+    const { history } = await import('../git/audit.js');
     return history(this.ctx.root, options);
   }
 

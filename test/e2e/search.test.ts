@@ -209,3 +209,17 @@ describe('only content is searchable', () => {
     await vault.close();
   });
 });
+
+describe('the demo', () => {
+  it('says full text when no embedder is set, and its questions put the right fact first', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['demo', `${dir}/demo`], { env: { VAULTKEEPER_EMBEDDER: undefined } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/reindex — .*\(full text; /);
+    expect(result.stdout).not.toMatch(/vectors from/);
+    const firstAfter = (heading: string): string => result.stdout.split(`== ${heading}`)[1]!.split('\n')[1]!;
+    expect(firstAfter('vaultkeeper search "what coffee does the user like?"')).toMatch(/Prefers dark roast coffee/);
+    expect(firstAfter(`vaultkeeper search "where is the user's home?"`)).toMatch(/home city:: Porto/);
+    expect(firstAfter('vaultkeeper search "home city"')).toMatch(/home city:: Porto/);
+  });
+});

@@ -7,7 +7,7 @@ import { VaultkeeperError } from '../../core/errors.js';
 import { formatEntry, LOG_FILE, readLogEntries } from '../../daemon/log.js';
 import { processStartTime, removePidFile, runningDaemon } from '../../daemon/pidfile.js';
 import { locateVault } from '../../vault/locate.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
 
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));

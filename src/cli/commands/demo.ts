@@ -39,15 +39,17 @@ export async function run(target: string | undefined): Promise<void> {
   const forgotten = await vault.forget({ match: 'wifi password' }, { reason: 'a secret, not a memory' });
   for (const f of forgotten.tombstoned) printLine(`tombstoned ${f.id}: ${f.text}  (the log line stays; the fact never comes back)`);
 
-  step('vaultkeeper reindex — project logs and pages into LanceDB (full-text + vectors)');
+  const embedder = await vault.loadEmbedder();
+  step(`vaultkeeper reindex — project logs and pages into LanceDB (${embedder === null ? 'full text; set index.embedder for vectors too' : `full text + vectors from ${embedder.model}`})`);
   const indexed = await vault.reindex();
   printLine(`${plural(indexed.rows, 'row')} indexed (${indexed.facts} facts, ${indexed.pages} page sections, ${indexed.core} core) in ${indexed.ms} ms`);
 
-  for (const query of ['what coffee does the user like', 'where does the user live', 'wifi password']) {
+  // Questions as an agent asks them: question words do not rank, and a superseded value ranks below the current one.
+  for (const query of ['what coffee does the user like?', "where is the user's home?", 'wifi password']) {
     step(`vaultkeeper search "${query}"`);
     const results = await vault.search(query, { k: 3, refresh: false });
     if (results.length === 0) printLine('no results' + (query.includes('wifi') ? ' — the forgotten fact stays forgotten' : ''));
-    for (const r of results) printLine(`${r.score.toFixed(4)}  ${r.text}  ${r.link}`);
+    for (const r of results) printLine(`${r.score.toFixed(2)}  ${r.text}  ${r.link}`);
   }
 
   step('vaultkeeper dream --force — consolidate the logs into wiki pages (offline consolidator, no LLM)');
@@ -62,7 +64,7 @@ export async function run(target: string | undefined): Promise<void> {
 
   for (const query of ['how does the user brew coffee', 'home city']) {
     step(`vaultkeeper search "${query}" — now hitting pages`);
-    for (const r of await vault.search(query, { k: 3, refresh: false })) printLine(`${r.score.toFixed(4)}  ${r.kind}  ${r.link}  ${r.text.split('\n').filter((l) => l.startsWith('- ')).slice(0, 2).join(' ')}`);
+    for (const r of await vault.search(query, { k: 3, refresh: false })) printLine(`${r.score.toFixed(2)}  ${r.kind}  ${r.link}  ${r.text.split('\n').join(' ')}`);
   }
 
   step('vaultkeeper history — every change is a git commit that says what and why');

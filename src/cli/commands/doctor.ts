@@ -2,7 +2,7 @@ import { runDoctor, type DoctorReport } from '../../doctor/doctor.js';
 import type { FixIdsResult } from '../../logs/fix-ids.js';
 import { locateVault } from '../../vault/locate.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { plural, printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean; fix?: boolean }, globals: GlobalOptions): Promise<void> {

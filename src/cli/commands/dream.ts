@@ -1,5 +1,5 @@
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
 
 export async function run(opts: { force?: boolean; dryRun?: boolean; offline?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {

@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { plural, printJson, printLine } from '../output.js';
 
 export async function run(id: string | undefined, opts: { match?: string; reason?: string; json?: boolean }, globals: GlobalOptions): Promise<void> {

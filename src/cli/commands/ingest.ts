@@ -1,6 +1,6 @@
 import { ingestFiles } from '../../extract/ingest.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, plural, printJson, printLine } from '../output.js';
 import { progressBar } from '../progress.js';
 

@@ -1,7 +1,7 @@
 import { format } from 'node:util';
 import { VaultkeeperError } from '../../core/errors.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note } from '../output.js';
 
 export interface McpOptions {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import type { FactInput } from '../../logs/factlog.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, plural, printJson, printLine } from '../output.js';
 
 interface RememberOptions {

@@ -2,7 +2,7 @@ import type { RowKind } from '../../indexer/rows.js';
 import type { SearchOptions, SearchResult } from '../../indexer/search.js';
 import { locateVault } from '../../vault/locate.js';
 import { askDaemon } from '../ask-daemon.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
 
 export interface SearchCliOptions {

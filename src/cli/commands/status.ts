@@ -2,7 +2,7 @@ import { localStamp } from '../../core/clock.js';
 import { locateVault } from '../../vault/locate.js';
 import type { VaultStatus } from '../../vault/status.js';
 import { askDaemon } from '../ask-daemon.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean; dashboard?: boolean }, globals: GlobalOptions): Promise<void> {

@@ -1,7 +1,7 @@
 import { watchVault } from '../../indexer/watch.js';
 import { errorMessage } from '../../core/errors.js';
 import { openVault } from '../../vault/vault.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { note } from '../output.js';
 
 export async function run(opts: { debounce?: number }, globals: GlobalOptions): Promise<void> {

@@ -9,7 +9,7 @@ import { listLogDates, readLog } from '../../logs/factlog.js';
 import { listWikiPages } from '../../pages/discover.js';
 import { linkResolver } from '../../pages/links.js';
 import { parsePage } from '../../pages/parse.js';
-import type { Vault } from '../../vault/vault.js';
+import type { VaultReader } from '../../vault/reader.js';
 
 export const HEALTH_FILE = '.vaultkeeper/health.jsonl';
 
@@ -27,7 +27,7 @@ export interface HealthSnapshot {
   problems: number;
 }
 
-export async function healthSnapshot(vault: Vault, now: Date, days = 7): Promise<HealthSnapshot> {
+export async function healthSnapshot(vault: VaultReader, now: Date, days = 7): Promise<HealthSnapshot> {
   const status = await vault.status(now);
   const dates = (await listLogDates(vault.root)).slice(-days);
   const factsPerDay: Record<string, number> = {};
@@ -57,7 +57,7 @@ export async function healthSnapshot(vault: Vault, now: Date, days = 7): Promise
   };
 }
 
-export async function recordHealth(vault: Vault, now: Date): Promise<HealthSnapshot> {
+export async function recordHealth(vault: VaultReader, now: Date): Promise<HealthSnapshot> {
   const snapshot = await healthSnapshot(vault, now);
   const file = path.join(vault.root, HEALTH_FILE);
   await mkdir(path.dirname(file), { recursive: true });

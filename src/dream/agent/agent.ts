@@ -259,14 +259,19 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
         push({ role: 'assistant', content: reply.content });
         push({ role: 'user', content: NUDGE });
       } else {
+        // A reply of thousands of calls would run until the timeout: the first few run, the model hears of the rest.
+        const calls = reply.calls.slice(0, MAX_TOOL_CALLS_PER_REPLY);
         push({
           role: 'assistant',
           content: reply.content === '' ? null : reply.content,
-          tool_calls: reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: echoed(c.arguments, echoLimit(setup.toolLimits)) } })),
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: echoed(c.arguments, echoLimit(setup.toolLimits)) } })),
         });
-        for (const call of reply.calls) {
+        for (const call of calls) {
           throwIfAborted(input.signal, usage);
           push(await runTool(call, step, toolbox, log, emit));
+        }
+        if (reply.calls.length > calls.length) {
+          push({ role: 'user', content: `${reply.calls.length - calls.length} more tool calls in your last reply were not run: at most ${MAX_TOOL_CALLS_PER_REPLY} run per reply. Send the ones still needed again.` });
         }
       }
     }
@@ -284,6 +289,9 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
     }
   }
 }
+
+/** Tool calls run from one reply; the rest are dropped with a note to the model. */
+export const MAX_TOOL_CALLS_PER_REPLY = 32;
 
 /** The typed error for a run that has spent its token or step budget without finishing, else null. */
 function budgetExhausted(settings: LlmSettings, usage: LlmUsage, step: number): LlmRunError | null {

@@ -32,7 +32,10 @@ const RUNNER_FILES = new Set(['schema.md', 'index.md', 'log.md', 'memory.md']);
 const LOGS_FOLDER = 'logs';
 /** Characters Windows, macOS or Obsidian links cannot hold in a name; refused so the vault syncs everywhere. */
 const BAD_NAME_CHARS = /[\\:*?"<>|]/u;
-const hasControlChar = (name: string): boolean => [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+/** Control characters, and the invisible direction marks and overrides that make a name read as another (RTL override). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/u;
+const hasControlChar = (name: string): boolean => INVISIBLE.test(name);
 const MAX_NAME_BYTES = 255;
 
 type Refusal = Extract<Resolved, { ok: false }>;
@@ -45,9 +48,9 @@ function checkSegments(rel: string, kind: 'page' | 'folder'): string[] | Refusal
   if (problem !== null) return refuse(problem.reason, problem.hint);
   const segments = rel.split('/');
   for (const segment of segments) {
-    if (segment.trim() === '') return refuse('invalid_path', `'${rel}' has an empty name; write a path like ${EXAMPLE}`);
+    if (segment.trim() === '' || segment.replace(/\.md$/u, '').trim() === '') return refuse('invalid_path', `'${rel}' has an empty name; write a path like ${EXAMPLE}`);
     if (BAD_NAME_CHARS.test(segment) || hasControlChar(segment)) {
-      return refuse('invalid_path', `'${segment}' holds a character a vault name cannot: \\ : * ? " < > | or a control character`);
+      return refuse('invalid_path', `'${segment}' holds a character a vault name cannot: \\ : * ? " < > | or a control or direction character`);
     }
     if (Buffer.byteLength(segment) > MAX_NAME_BYTES) return refuse('invalid_path', `a name is at most ${MAX_NAME_BYTES} bytes; use a shorter one`);
   }

@@ -1,0 +1,141 @@
+/**
+ * The update-stream benchmark (part of `npm run eval`): a generated stream of keyed subjects changing
+ * value over weeks (with same-day contradictions and corrections, repeats, duplicates and filler; the
+ * generator the dream tests use), plus plain-English updates ("Ana lives in Lisbon", later "Ana moved to
+ * Oslo"). For each subject, "<subject>" and "what is the <subject>" are searched before and after the
+ * offline dream; the current value comes first when the first result naming the subject holds it.
+ */
+import { initVault } from '#src/vault/init.js';
+import { openVault } from '#src/vault/vault.js';
+import { normalizeText } from '#src/text/normalize.js';
+import { generateUpdateStream, prng } from '../test/helpers/update-stream.js';
+import { progress } from './report.js';
+import { markdownTable } from './stats.js';
+
+const NOW = new Date('2026-04-15T12:00:00Z');
+const PEOPLE = ['Ana', 'Bruno', 'Chloe', 'Dmitri', 'Esme', 'Farid', 'Gil', 'Hugo', 'Iris', 'Jonas', 'Kai', 'Lena', 'Mira', 'Nadia', 'Oren', 'Pia', 'Quinn', 'Rosa', 'Sami', 'Teo'];
+const TOWNS = ['Lisbon', 'Oslo', 'Kyoto', 'Dublin', 'Montreal', 'Valencia', 'Bergen', 'Tallinn', 'Ghent', 'Lyon'];
+
+interface Probe {
+  subject: string;
+  current: string;
+  queries: string[];
+}
+
+export interface UpdateResults {
+  facts: number;
+  keyed: number;
+  plain: number;
+  /** phase → query form → share of subjects whose current value comes first */
+  keyedFirst: Record<'before' | 'after', Record<string, number>>;
+  plainFirst: Record<'before' | 'after', number>;
+  dream: { runs: number; statuses: string[] };
+}
+
+function holds(text: string, phrase: string): boolean {
+  return ` ${normalizeText(text)} `.includes(` ${normalizeText(phrase)} `);
+}
+
+async function firstHolds(root: string, env: NodeJS.ProcessEnv, probe: Probe, query: string, mention: string): Promise<boolean> {
+  const vault = await openVault({ vault: root, env });
+  try {
+    const results = await vault.search(query, { k: 10, refresh: false, recordRecall: false, now: NOW });
+    const first = results.find((r) => holds(r.text, mention));
+    return first !== undefined && holds(first.text, probe.current);
+  } finally {
+    await vault.close();
+  }
+}
+
+export async function runUpdates(root: string, env: NodeJS.ProcessEnv): Promise<UpdateResults> {
+  const stream = generateUpdateStream({ first: '2026-01-01', days: 60 });
+  await initVault(root);
+  const vault = await openVault({ vault: root, env });
+  // Plain-English updates: a first statement, and a move weeks later; the words alone do not say which is current.
+  const rand = prng(7);
+  const plain: Array<Probe & { person: string }> = [];
+  const extra = new Map<string, Array<{ text: string; category: 'fact' }>>();
+  for (const [i, person] of PEOPLE.entries()) {
+    const from = TOWNS[i % TOWNS.length]!;
+    const to = TOWNS[(i + 3) % TOWNS.length]!;
+    const d1 = stream.days[Math.floor(rand() * 20)]!;
+    const d2 = stream.days[30 + Math.floor(rand() * 25)]!;
+    extra.set(d1, [...(extra.get(d1) ?? []), { text: `${person} lives in ${from}`, category: 'fact' }]);
+    extra.set(d2, [...(extra.get(d2) ?? []), { text: `${person} moved to ${to}`, category: 'fact' }]);
+    plain.push({ person, subject: person, current: to, queries: [`where does ${person} live`] });
+  }
+  let facts = 0;
+  try {
+    for (const batch of stream.batches) {
+      const inputs = [...batch.facts.map((f) => f.input), ...(batch.time === '09:00' ? (extra.get(batch.date) ?? []).map((f) => ({ ...f, date: batch.date })) : [])];
+      await vault.remember(inputs, { source: `stream/${batch.time}`, now: new Date(`${batch.date}T${batch.time}:00Z`) });
+      facts += inputs.length;
+    }
+  } finally {
+    await vault.close();
+  }
+  const keyed: Probe[] = stream.attributes
+    .filter((a) => !a.forgotten)
+    .map((a) => ({ subject: a.subject, current: a.events.at(-1)!.value, queries: [a.subject, `what is the ${a.subject}`] }));
+
+  const measure = async (): Promise<{ keyed: Record<string, number>; plain: number }> => {
+    const indexer = await openVault({ vault: root, env });
+    await indexer.reindex();
+    await indexer.close();
+    const byForm: Record<string, number> = { '<subject>': 0, 'what is the <subject>': 0 };
+    for (const probe of keyed) {
+      if (await firstHolds(root, env, probe, probe.queries[0]!, probe.subject)) byForm['<subject>']!++;
+      if (await firstHolds(root, env, probe, probe.queries[1]!, probe.subject)) byForm['what is the <subject>']!++;
+    }
+    let plainOk = 0;
+    for (const probe of plain) if (await firstHolds(root, env, probe, probe.queries[0]!, probe.subject)) plainOk++;
+    return { keyed: Object.fromEntries(Object.entries(byForm).map(([k, v]) => [k, v / keyed.length])), plain: plainOk / plain.length };
+  };
+
+  const before = await measure();
+  progress(`eval updates: before the dream ${JSON.stringify(before)}`);
+  const dreamer = await openVault({ vault: root, env });
+  const statuses: string[] = [];
+  try {
+    for (let run = 0; run < 20; run++) {
+      const result = await dreamer.dream({ force: true, offline: true });
+      statuses.push(result.status);
+      if (result.status !== 'ok') break;
+    }
+  } finally {
+    await dreamer.close();
+  }
+  const after = await measure();
+  progress(`eval updates: after the dream ${JSON.stringify(after)}`);
+  return {
+    facts,
+    keyed: keyed.length,
+    plain: plain.length,
+    keyedFirst: { before: before.keyed, after: after.keyed },
+    plainFirst: { before: before.plain, after: after.plain },
+    dream: { runs: statuses.filter((s) => s === 'ok').length, statuses },
+  };
+}
+
+const pct = (x: number | undefined): string => (x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+
+export function renderUpdates(r: UpdateResults): string {
+  const out: string[] = ['### Current values first: the update-stream benchmark', ''];
+  out.push(
+    `A generated stream (the dream tests' generator, 60 days, seed 20260101): ${r.facts} facts, ${r.keyed} keyed subjects (\`subject:: value\`) changing ` +
+      'value over the weeks, with same-day contradictions and corrections, repeats, normalized duplicates and filler; plus ' +
+      `${r.plain} plain-English updates ("Ana lives in Lisbon", weeks later "Ana moved to Kyoto"). A subject counts when the first of the top 10 ` +
+      'results that names it holds its current value (for a same-day pair, the later-written). The dream is the offline consolidator, run until ' +
+      `nothing is pending (${r.dream.runs} runs).`,
+    '',
+  );
+  out.push(
+    markdownTable([
+      ['query', 'before the dream', 'after the dream'],
+      ['"<subject>" (keyed)', pct(r.keyedFirst.before['<subject>']), pct(r.keyedFirst.after['<subject>'])],
+      ['"what is the <subject>" (keyed)', pct(r.keyedFirst.before['what is the <subject>']), pct(r.keyedFirst.after['what is the <subject>'])],
+      ['"where does <person> live" (plain English)', pct(r.plainFirst.before), pct(r.plainFirst.after)],
+    ]),
+  );
+  return out.join('\n').trim();
+}

@@ -1,0 +1,59 @@
+/**
+ * The smaller failures of issue 13, through the built CLI: each ends with one clear line on stderr (or,
+ * for a closed stdout, quietly), never "unexpected error" or a stack trace.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseLog } from '../../src/logs/factlog.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { useTempDir } from '../helpers/tmp.js';
+import { expectOneLineError, gitStatus, initVault } from '../helpers/vault.js';
+
+const tempDir = useTempDir();
+const execFileAsync = promisify(execFile);
+const env = { VAULTKEEPER_TIMEZONE: 'UTC' };
+
+describe('small failures end in one clear line', () => {
+  it('init where no folder can be made fails at once', async () => {
+    expectOneLineError(await runCli(['init', '/proc/vaultkeeper-test/x'], { env }), 1, /cannot create the folder/);
+  });
+
+  it('a folder at logs/DATE.md is named, for writes and reads', async () => {
+    const root = await initVault(await tempDir(), { env });
+    await mkdir(path.join(root, 'logs/2026-01-05.md'));
+    expectOneLineError(await runCli(['--vault', root, 'remember', 'hi', '--date', '2026-01-05'], { env }), 1, /logs\/2026-01-05\.md is a folder/);
+    expectOneLineError(await runCli(['--vault', root, 'status'], { env }), 1, /logs\/2026-01-05\.md is a folder/);
+  });
+
+  it('a stray file at the write lock is named with the fix', async () => {
+    const root = await initVault(await tempDir(), { env });
+    await rm(path.join(root, '.vaultkeeper/locks'), { recursive: true, force: true });
+    await mkdir(path.join(root, '.vaultkeeper/locks'));
+    await writeFile(path.join(root, '.vaultkeeper/locks/write.lock'), 'junk');
+    expectOneLineError(await runCli(['--vault', root, 'remember', 'hi'], { env }), 1, /write\.lock is a file.*remove/);
+  });
+
+  it('a stale .git/index.lock: the fact is stored once, reported with the fix, and committed by the next write', async () => {
+    const root = await initVault(await tempDir(), { env });
+    await writeFile(path.join(root, '.git/index.lock'), '');
+    const stored = await runCli(['--vault', root, 'remember', 'kept despite the lock', '--date', '2026-01-05', '--json'], { env });
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stderr).toMatch(/^vaultkeeper: warning: stored in logs\/2026-01-05\.md but not committed \(a stale \.git\/index\.lock .*rm '/);
+    expect(stored.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect((JSON.parse(stored.stdout) as { commit: string | null }).commit).toBeNull();
+    await rm(path.join(root, '.git/index.lock'));
+    expect((await runCli(['--vault', root, 'remember', 'the next one', '--date', '2026-01-05'], { env })).code).toBe(0);
+    const log = parseLog(await readFile(path.join(root, 'logs/2026-01-05.md')), '2026-01-05');
+    expect(log.facts.map((f) => f.text)).toEqual(['kept despite the lock', 'the next one']);
+    expect(await gitStatus(root)).toEqual([]);
+  });
+
+  it('a reader that closes the pipe ends the command quietly', async () => {
+    const { stdout, stderr } = await execFileAsync('bash', ['-c', `node '${CLI}' completion bash | head -c 10 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`]);
+    expect(stdout.trim()).toBe('exit=0');
+    expect(stderr).toBe('');
+  });
+});
