@@ -132,6 +132,13 @@ export async function history(root: string, options: { path?: string; limit?: nu
     out = await git(root).raw(args);
   } catch (error) {
     if (/does not have any commits/.test(errorMessage(error))) return [];
+    // A path git cannot take ('', one outside the vault, a bad pathspec) is the caller's mistake: one line.
+    if (options.path !== undefined) {
+      throw new VaultkeeperError('VK_USAGE', `no history for '${options.path}': ${errorMessage(error).replace(/^fatal:\s*/, '').split('\n')[0]}`, {
+        hint: 'name a file or folder inside the vault, e.g. vaultkeeper history log.md',
+        exitCode: 2,
+      });
+    }
     throw error;
   }
   return out
