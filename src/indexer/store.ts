@@ -24,8 +24,8 @@ export interface Hit extends IndexRow {
 
 const COLUMNS = [
   'key', 'kind', 'path', 'line', 'line_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
-  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content', 'context', 'subject',
-] as const;
+  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content', 'subject',
+] as const; // not `context`: searched, never shown, so never read back
 const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
 
 /** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
