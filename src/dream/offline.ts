@@ -1,25 +1,35 @@
 /**
  * The offline consolidator: deterministic rules, no model (DESIGN §7). Same input, same pages.
- * - routes facts to pages by the page that already holds their subject, else their first tag, else
- *   their category;
- * - merges duplicates (same normalized text) into one line that cites every occurrence, on whichever
- *   page the statement already stands (its tags may differ from one day to the next);
+ * - routes facts to pages: where their subject or statement already stands; else the page of the
+ *   person, project, organization or place they are about (entities.ts); else the topic page of their
+ *   tags (tags that occur together share one page); else their category's page;
+ * - a fact about several entities is stated on its main entity's page, names the others as links, and
+ *   each page lists the others under `## Related`;
+ * - merges duplicates (same normalized text) into one line that cites every occurrence;
  * - keyed facts (`subject:: value`): the newest value stands under "## Current", older ones move to
- *   "## History" with the date they were superseded; a different value on the same day is a conflict
- *   (unless it is a correction), flagged rather than guessed;
+ *   "## History" (without the `::`, so an inline-field query finds only the current value); two values
+ *   on one day are a conflict: neither stands under Current until a person resolves it (conflicts.ts);
+ * - commitments go under "## Open commitments" with their due date, and to "## Past commitments" once
+ *   it passes (commitments.ts);
+ * - a page past the size bound splits into parts by period, linked from its hub (bound.ts);
  * - removes forgotten (tombstoned) facts from pages.
- * It only appends to lines or moves them: a line a person wrote stays, in its page, and a page no rule
- * touches is not rewritten (its line endings, blank lines and code stay as they were).
+ * It only appends to lines or moves them: a line a person wrote stays, and a page no rule touches is
+ * not rewritten (its line endings, blank lines and code stay as they were).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Category, Fact } from '../logs/factlog.js';
-import { isGeneratedPage } from '../vault/layout.js';
 import { listWikiPages } from '../pages/discover.js';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
+import { boundPages } from './bound.js';
+import { dueDate, dueOf, isCommitment } from './commitments.js';
+import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
+import { canonical, recognizeEntities, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
+import { CITATION_RE, citedIds, isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 
 const ZONE_OF: Record<Category, string> = {
@@ -35,6 +45,8 @@ const ZONE_OF: Record<Category, string> = {
   correction: '2_Areas',
 };
 
+const ENTITY_ZONE: Record<EntityType, string> = { person: '3_Personal', project: '1_Projects', organization: '2_Areas', place: '2_Areas' };
+
 const CATEGORY_PAGE: Record<Category, string> = {
   preference: 'Preferences',
   relationship: 'Relationships',
@@ -48,107 +60,18 @@ const CATEGORY_PAGE: Record<Category, string> = {
   correction: 'Facts',
 };
 
-const SECTIONS = ['Current', 'Notes', 'History', 'Conflicts'] as const;
-type Section = (typeof SECTIONS)[number];
-
-const CITATION_RE = /\s*!?\[\[\d{4}-\d{2}-\d{2}#\^([A-Za-z0-9-]+)(?:\|[^\]]*)?\]\]/g;
-const KEYED_RE = /^(.+?)::\s*(.*)$/;
+/** An entity or a tag group gets a page of its own once this many facts of the batch name it. */
+const MIN_FACTS_FOR_PAGE = 3;
+const ENTITY_TYPES = new Set<string>(['person', 'place', 'organization', 'project']);
 
 export function createOfflineConsolidator(): Consolidator {
   return { name: 'offline', consolidate };
 }
 
-/** A page as lines, with its sections found by heading. */
-class Page {
-  /** The lines as read, to tell whether any rule changed the page. */
-  private readonly before: string;
-
-  constructor(
-    readonly rel: string,
-    public lines: string[],
-    readonly isNew: boolean,
-    readonly original: string,
-  ) {
-    this.before = lines.join('\n');
-  }
-
-  /** True when a rule changed a line: a page no rule touched is left byte for byte as a person wrote it. */
-  changed(): boolean {
-    return this.isNew || this.lines.join('\n') !== this.before;
-  }
-
-  text(): string {
-    // One blank line between blocks: moving lines between sections must not leave gaps behind. Blank
-    // lines in the frontmatter and in fenced code blocks are a person's content and stay as they are.
-    const lines: string[] = [];
-    let fence: string | null = null;
-    let frontmatter = this.lines[0] === '---';
-    this.lines.forEach((line, i) => {
-      if (frontmatter && i > 0 && (line === '---' || line === '...')) frontmatter = false;
-      const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-      if (marker !== undefined && fence === null) fence = marker;
-      else if (marker !== undefined && fence !== null && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
-      if (line.trim() === '' && !frontmatter && fence === null && (lines.length === 0 || lines.at(-1)!.trim() === '')) return;
-      lines.push(line);
-    });
-    // A page written with CRLF line endings keeps them.
-    const eol = this.original.includes('\r\n') ? '\r\n' : '\n';
-    return `${lines.join(eol).trimEnd()}${eol}`;
-  }
-
-  /** Index of the line after the section's last content line; creates the section when missing. */
-  sectionEnd(name: Section): number {
-    let start = this.lines.findIndex((l) => l.trim() === `## ${name}`);
-    if (start < 0) {
-      // Sections keep their canonical order when added to a page that lacks some of them.
-      const later = SECTIONS.slice(SECTIONS.indexOf(name) + 1)
-        .map((s) => this.lines.findIndex((l) => l.trim() === `## ${s}`))
-        .filter((i) => i >= 0);
-      let at = later.length > 0 ? Math.min(...later) : this.lines.length;
-      while (at > 0 && this.lines[at - 1]!.trim() === '') at--;
-      this.lines.splice(at, 0, '', `## ${name}`, '');
-      start = at + 1;
-      if (at + 3 < this.lines.length) this.lines.splice(at + 3, 0, '');
-    }
-    let end = start + 1;
-    while (end < this.lines.length && !/^#{1,2} /.test(this.lines[end]!)) end++;
-    while (end > start + 1 && this.lines[end - 1]!.trim() === '') end--;
-    return end;
-  }
-
-  append(section: Section, line: string): void {
-    let at = this.sectionEnd(section);
-    // A blank line after the heading, and one before whatever follows the section.
-    if (/^#{1,2} /.test(this.lines[at - 1] ?? '')) this.lines.splice(at++, 0, '');
-    this.lines.splice(at, 0, line);
-    if (at + 1 < this.lines.length && this.lines[at + 1]!.trim() !== '') this.lines.splice(at + 1, 0, '');
-  }
-
-  sectionOf(index: number): string | null {
-    for (let i = index; i >= 0; i--) {
-      const match = /^## (.+)$/.exec(this.lines[i]!.trim());
-      if (match) return match[1]!;
-    }
-    return null;
-  }
-}
-
-/** The statement a line makes, without its bullet, citations and category marker, normalized. */
+/** The statement a line makes, without its bullet, citations, links' brackets and category marker, normalized. */
 function statementKey(line: string): string {
-  const body = line.replace(/^\s*[-*+]\s+/, '').replace(CITATION_RE, '').replace(/^\[[a-z]+\]\s*/, '');
-  return normalizeText(body);
-}
-
-function citedIds(line: string): string[] {
-  return [...line.matchAll(CITATION_RE)].map((m) => m[1]!);
-}
-
-function subjectOf(text: string): { subject: string; key: string; value: string } | null {
-  const match = KEYED_RE.exec(text);
-  if (match === null || match[1]!.includes(':')) return null;
-  const subject = match[1]!.trim();
-  const key = normalizeText(subject);
-  return key === '' ? null : { subject, key, value: match[2]!.trim() };
+  const body = itemBody(line).replace(CITATION_RE, '').replace(/\s*\(due \d{4}-\d{2}-\d{2}\)/, '').replace(/^\[[a-z]+\]\s*/, '');
+  return normalizeText(body.replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2'));
 }
 
 function titleOf(tag: string): string {
@@ -156,14 +79,15 @@ function titleOf(tag: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The page a fact goes to when no page holds its subject or statement: its first tag's, else its category's. */
-function routeTitle(fact: Fact): string {
-  const tag = fact.tags[0];
-  return tag !== undefined ? titleOf(tag) : CATEGORY_PAGE[fact.category];
-}
+/** A page title that is also a safe file name on every system Obsidian runs on. */
+const fileTitle = (name: string): string => name.replace(/[\\/:*?"<>|#^[\]]+/g, ' ').replace(/\s+/g, ' ').trim();
 
-function factLine(fact: Fact): string {
-  return `- ${fact.text} ${cite(fact)}`;
+const quoteList = (items: readonly string[]): string => `[${items.map((t) => JSON.stringify(t)).join(', ')}]`;
+
+interface Plan {
+  page: Page;
+  /** Entities linked from the statement and from Related. */
+  others: Entity[];
 }
 
 async function consolidate(input: ConsolidationInput): Promise<ConsolidationResult> {
@@ -173,20 +97,42 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     pages.set(rel, new Page(rel, content.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n'), false, content));
   }
   removeForgotten(pages, input.tombstones);
+  resolveConflicts(pages.values());
 
-  const conflicts: Conflict[] = [];
   const facts = [...input.facts].sort((a, b) => a.date.localeCompare(b.date) || a.line - b.line);
-  const route = router(pages);
+  const routing = await planRouting(pages, facts);
+  const conflicts: Conflict[] = [];
+  const touched = new Map<Page, string>();
+  const mark = (page: Page, date: string): void => {
+    if ((touched.get(page) ?? '') < date) touched.set(page, date);
+  };
   for (const fact of facts) {
     input.signal.throwIfAborted();
     const keyed = subjectOf(fact.text);
-    if (keyed === null) placeStatement(pages, route, fact);
-    else placeKeyed(route(fact, keyed.key), fact, keyed, conflicts);
+    const due = keyed === null ? await dueDate(fact) : null;
+    const plan = routing.route(fact, keyed?.key ?? null);
+    const page = keyed === null ? placeStatement(pages, plan, fact, isCommitment(fact, due) ? due ?? '' : null) : placeKeyed(plan.page, fact, keyed, conflicts);
+    mark(page, fact.date);
+    for (const other of plan.others) {
+      const target = routing.entityPage(other, fact.date);
+      if (target === page) continue;
+      target.link('Related', page.title);
+      page.link('Related', target.title);
+      mark(target, fact.date);
+    }
   }
+  const today = input.now.toISOString().slice(0, 10);
+  for (const page of pages.values()) if (pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
+  for (const [page, date] of touched) {
+    if (date === '') continue;
+    if (page.isNew && page.property('created') === null) page.setProperty('created', date);
+    if (page.property('type') !== null) page.setProperty('updated', date);
+  }
+  boundPages(pages);
 
   let written = 0;
   const notRewritten: string[] = [];
-  for (const page of pages.values()) {
+  for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
     if (!page.changed()) continue;
     const text = page.text();
     if (text === page.original) continue;
@@ -211,13 +157,27 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   };
 }
 
+/** Open commitments whose due date is before today move to Past commitments. True when one moved. */
+function pastCommitments(page: Page, today: string): boolean {
+  const passed = page.sectionLines('Open commitments').filter((i) => {
+    const due = dueOf(page.lines[i]!);
+    return due !== null && due < today;
+  });
+  if (passed.length === 0) return false;
+  const moved = passed.map((i) => page.lines[i]!);
+  for (const i of [...passed].reverse()) page.lines.splice(i, 1);
+  page.dropIfEmpty('Open commitments');
+  for (const line of moved) page.append('Past commitments', line);
+  return true;
+}
+
 /** Lines that cite only forgotten facts, or repeat a forgotten text, leave the pages; mixed lines lose the forgotten citations. */
 function removeForgotten(pages: Map<string, Page>, tombstones: TombstoneSet): void {
   if (tombstones.entries.length === 0) return;
   for (const page of pages.values()) {
     page.lines = page.lines.flatMap((line) => {
       const ids = citedIds(line);
-      if (ids.length === 0) return /^\s*[-*+] /.test(line) && tombstones.repeats(line) ? [] : [line];
+      if (ids.length === 0) return isItem(line) && tombstones.repeats(line) ? [] : [line];
       const forgotten = ids.filter((id) => tombstones.hasId(id));
       if (forgotten.length === ids.length || tombstones.repeats(line.replace(CITATION_RE, ''))) return [];
       if (forgotten.length === 0) return [line];
@@ -226,82 +186,245 @@ function removeForgotten(pages: Map<string, Page>, tombstones: TombstoneSet): vo
   }
 }
 
-/** Chooses the page for a fact: where its subject already stands, else its first tag's page, else its category's. */
-function router(pages: Map<string, Page>): (fact: Fact, subjectKey: string | null) => Page {
-  const find = (name: string): Page | undefined => {
+interface Routing {
+  route(fact: Fact, subjectKey: string | null): Plan;
+  entityPage(entity: Entity, date: string): Page;
+}
+
+/**
+ * Decides, for the whole batch at once, which entities and tag groups earn a page: an entity named in
+ * at least MIN_FACTS_FOR_PAGE facts, or one that already has a page; a group of tags that occur together
+ * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
+ */
+async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Promise<Routing> {
+  // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
+  const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => a.rel.localeCompare(b.rel));
+  const byName = (name: string): Page | undefined => {
     const want = normalizeText(name);
-    // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
-    const matches = [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && normalizeText(path.posix.basename(p.rel, '.md')) === want).sort((a, b) => a.rel.localeCompare(b.rel));
-    return matches.find((p) => !p.rel.startsWith('5_Archives/')) ?? matches[0];
+    const matches = [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel));
+    return matches.find((p) => !p.rel.startsWith(ARCHIVE_DIR)) ?? matches[0];
   };
-  return (fact, subjectKey) => {
-    if (subjectKey !== null) {
-      for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
-        if (page.rel.startsWith('5_Archives/') || isGeneratedPage(page.rel)) continue;
-        if (page.lines.some((l, i) => subjectOf(l.replace(/^\s*[-*+]\s+/, ''))?.key === subjectKey && page.sectionOf(i) === 'Current')) return page;
-      }
+  // Entities that already have a page, by title and alias.
+  const known = new Map<string, Entity>();
+  for (const page of live()) {
+    const type = page.property('type');
+    if (type === null || !ENTITY_TYPES.has(type)) continue;
+    const entity: Entity = { name: page.title, key: normalizeText(page.title), type: type as EntityType };
+    known.set(entity.key, entity);
+    for (const alias of listProperty(page.property('aliases'))) known.set(normalizeText(alias), entity);
+  }
+  const raw = await recognizeEntities(facts);
+  const canon = canonical(raw, known);
+  const mentions = new Map<string, Mention[]>();
+  const named = new Map<string, number>();
+  for (const fact of facts) {
+    const seen = new Map<string, Mention>();
+    for (const m of raw.get(fact.id) ?? []) {
+      const entity = canon.of(m.entity.key) ?? m.entity;
+      if (!seen.has(entity.key)) seen.set(entity.key, { entity, at: m.at });
     }
-    const tag = fact.tags[0];
-    const title = routeTitle(fact);
-    const existing = find(title);
-    if (existing !== undefined) return existing;
-    let rel = `${ZONE_OF[fact.category]}/${title}.md`;
-    if (isGeneratedPage(rel)) {
-      rel = `${ZONE_OF[fact.category]}/${title} notes.md`;
-      const notes = pages.get(rel);
-      if (notes !== undefined) return notes;
+    mentions.set(fact.id, [...seen.values()]);
+    for (const key of seen.keys()) named.set(key, (named.get(key) ?? 0) + 1);
+  }
+  // Statements already on pages count too: a name met twice a month earns its page over a few runs.
+  const placed = live()
+    .flatMap((p) => p.lines.filter((l) => isItem(l) && citedIds(l).length > 0))
+    .join('\n');
+  const onPages = new Map<string, number>();
+  const mentioned = (entity: Entity): number => {
+    let n = onPages.get(entity.key);
+    if (n === undefined) {
+      n = placed.split(entity.name).length - 1;
+      onPages.set(entity.key, n);
     }
-    const tags = tag !== undefined ? [tag] : [];
-    const front = ['---', `title: ${JSON.stringify(title)}`, 'type: topic', `tags: [${tags.map((t) => JSON.stringify(t)).join(', ')}]`, 'status: active', '---', `# ${title}`];
+    return n;
+  };
+  const eligible = (entity: Entity): boolean => byName(entity.name) !== undefined || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
+  const mainOf = (fact: Fact): Mention | undefined => (mentions.get(fact.id) ?? []).find((m) => eligible(m.entity));
+
+  // Tags that occur together on a fact share a topic page (union-find, deterministic by sorted names).
+  const parent = new Map<string, string>();
+  const find = (t: string): string => {
+    let root = t;
+    while (parent.get(root) !== root) root = parent.get(root) ?? root;
+    return root;
+  };
+  const tagCount = new Map<string, number>();
+  for (const fact of facts) {
+    for (const tag of fact.tags) {
+      if (!parent.has(tag)) parent.set(tag, tag);
+      tagCount.set(tag, (tagCount.get(tag) ?? 0) + 1);
+    }
+    // A tag with a page of its own never merges: that page is where its facts have always gone.
+    const free = fact.tags.filter((t) => byName(titleOf(t)) === undefined);
+    for (const tag of free.slice(1)) {
+      const [a, b] = [find(free[0]!), find(tag)].sort();
+      if (a !== b) parent.set(b!, a!);
+    }
+  }
+  const groups = new Map<string, string[]>();
+  for (const tag of [...parent.keys()].sort()) groups.set(find(tag), [...(groups.get(find(tag)) ?? []), tag]);
+  const groupTitle = (tag: string): { title: string; tags: string[]; facts: number } => {
+    const members = groups.get(find(tag)) ?? [tag];
+    const lead = [...members].sort((a, b) => (tagCount.get(b) ?? 0) - (tagCount.get(a) ?? 0) || a.localeCompare(b))[0]!;
+    return { title: titleOf(lead), tags: members, facts: facts.filter((f) => f.tags.some((t) => members.includes(t))).length };
+  };
+  // A tag whose facts mostly name one entity (or that is the entity's name) goes to that entity's page.
+  const tagEntity = new Map<string, Entity>();
+  for (const tag of parent.keys()) {
+    const withTag = facts.filter((f) => f.tags.includes(tag));
+    const same = canon.of(normalizeText(titleOf(tag)));
+    if (same !== undefined && eligible(same)) {
+      tagEntity.set(tag, same);
+      continue;
+    }
+    const counts = new Map<string, { entity: Entity; n: number }>();
+    for (const f of withTag) {
+      const main = mainOf(f);
+      if (main !== undefined) counts.set(main.entity.key, { entity: main.entity, n: (counts.get(main.entity.key)?.n ?? 0) + 1 });
+    }
+    const top = [...counts.values()].sort((a, b) => b.n - a.n || a.entity.key.localeCompare(b.entity.key))[0];
+    if (top !== undefined && top.n >= 2 && top.n * 3 >= withTag.length * 2 && byName(titleOf(tag)) === undefined) tagEntity.set(tag, top.entity);
+  }
+
+  const create = (at: string, title: string, type: string, tags: string[], aliases: string[], date: string): Page => {
+    const rel = isGeneratedPage(at) ? at.replace(/\.md$/, ' notes.md') : at;
+    const held = pages.get(rel);
+    if (held !== undefined) return held;
+    const front = ['---', `title: ${JSON.stringify(title)}`, `type: ${type}`, `tags: ${quoteList(tags)}`];
+    if (aliases.length > 0) front.push(`aliases: ${quoteList(aliases)}`);
+    front.push('status: active', `created: ${date}`, `updated: ${date}`, '---', `# ${title}`);
     const page = new Page(rel, front, true, '');
     pages.set(rel, page);
     return page;
   };
+  const entityPage = (entity: Entity, date: string): Page => {
+    const title = fileTitle(entity.name);
+    const existing = byName(title);
+    if (existing !== undefined) {
+      const have = listProperty(existing.property('aliases'));
+      const more = (canon.aliases.get(entity.key) ?? []).filter((a) => !have.includes(a) && normalizeText(a) !== normalizeText(title));
+      if (more.length > 0 && existing.property('type') !== null) existing.setProperty('aliases', quoteList([...have, ...more].sort()));
+      return existing;
+    }
+    return create(`${ENTITY_ZONE[entity.type]}/${title}.md`, title, entity.type, [], canon.aliases.get(entity.key) ?? [], date);
+  };
+  const topicPage = (fact: Fact): Page => {
+    const tag = fact.tags[0];
+    if (tag !== undefined) {
+      const own = byName(titleOf(tag));
+      if (own !== undefined) return own;
+      const group = groupTitle(tag);
+      const existing = byName(group.title);
+      if (existing !== undefined) return existing;
+      if (group.facts >= MIN_FACTS_FOR_PAGE) return create(`${ZONE_OF[fact.category]}/${fileTitle(group.title)}.md`, group.title, 'topic', group.tags, [], fact.date);
+    }
+    const title = CATEGORY_PAGE[fact.category];
+    return byName(title) ?? create(`${ZONE_OF[fact.category]}/${title}.md`, title, 'topic', [], [], fact.date);
+  };
+
+  return {
+    entityPage,
+    route(fact, subjectKey) {
+      const list = mentions.get(fact.id) ?? [];
+      const main = mainOf(fact);
+      const others = list.filter((m) => m !== main && eligible(m.entity)).map((m) => m.entity);
+      if (subjectKey !== null) {
+        for (const page of live()) {
+          if (page.sectionLines('Current').some((i) => subjectOf(itemBody(page.lines[i]!))?.key === subjectKey)) return { page, others };
+        }
+      }
+      const tag = fact.tags[0];
+      const ownTagPage = tag === undefined ? undefined : byName(titleOf(tag));
+      // A tag with a page of its own keeps its facts there; a person or project beats any other tag.
+      if (ownTagPage === undefined && main !== undefined && (tag === undefined || main.entity.type === 'person' || main.entity.type === 'project')) {
+        return { page: entityPage(main.entity, fact.date), others };
+      }
+      const folded = tag === undefined ? undefined : tagEntity.get(tag);
+      if (ownTagPage === undefined && folded !== undefined) return { page: entityPage(folded, fact.date), others: others.filter((o) => o.key !== folded.key) };
+      return { page: topicPage(fact), others: main === undefined ? others : [main.entity, ...others] };
+    },
+  };
+}
+
+/** A frontmatter list written `[a, "b"]` or `a, b`. */
+function listProperty(value: string | null): string[] {
+  if (value === null || value === '') return [];
+  return value
+    .replace(/^\[|\]$/g, '')
+    .split(',')
+    .map((s) => s.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1'))
+    .filter((s) => s !== '');
+}
+
+/** The fact's text with the first mention of each other entity made a link to its page. */
+function linked(text: string, others: readonly Entity[], titles: (e: Entity) => string): string {
+  let out = text;
+  for (const other of others) {
+    const title = titles(other);
+    const name = other.name;
+    const at = out.indexOf(name);
+    if (at < 0 || out.lastIndexOf('[[', at) > out.lastIndexOf(']]', at)) continue;
+    out = `${out.slice(0, at)}[[${title === name ? name : `${title}|${name}`}]]${out.slice(at + name.length)}`;
+  }
+  return out;
 }
 
 /**
  * A statement already on a page (the same normalized text, whatever its tags) gets the new citation on
- * its line; only a new statement goes to the page its tag or category routes it to.
+ * its line; only a new statement goes to the page it routes to. `due` is set for a commitment ('' when
+ * it names no date). Returns the page that holds the statement.
  */
-function placeStatement(pages: Map<string, Page>, route: (fact: Fact, subjectKey: string | null) => Page, fact: Fact): void {
+function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: string | null): Page {
   const key = statementKey(fact.text);
   const holding = (page: Page): number =>
-    page.lines.findIndex((l, i) => /^\s*[-*+] /.test(l) && statementKey(l) === key && subjectOf(l.replace(/^\s*[-*+]\s+/, '')) === null && page.sectionOf(i) !== 'Conflicts');
+    page.lines.findIndex((l, i) => isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
   // The page the fact routes to first, then the others in a fixed order.
-  const routed = normalizeText(routeTitle(fact));
-  const first = (p: Page): number => (normalizeText(path.posix.basename(p.rel, '.md')) === routed ? 0 : 1);
-  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith('5_Archives/')).sort((a, b) => first(a) - first(b) || a.rel.localeCompare(b.rel));
+  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));
   for (const page of candidates) {
     const index = holding(page);
     if (index < 0) continue;
     if (!citedIds(page.lines[index]!).includes(fact.id)) page.lines[index] = `${page.lines[index]!.trimEnd()} ${cite(fact)}`;
-    return;
+    return page;
   }
-  route(fact, null).append('Notes', factLine(fact));
+  const text = linked(fact.text, plan.others, (e) => fileTitle(e.name));
+  if (due === null) plan.page.append('Notes', `- ${text} ${cite(fact)}`);
+  else plan.page.append('Open commitments', `- ${text}${due === '' ? '' : ` (due ${due})`} ${cite(fact)}`);
+  return plan.page;
 }
 
-function placeKeyed(page: Page, fact: Fact, keyed: { subject: string; key: string; value: string }, conflicts: Conflict[]): void {
-  const currentIndex = page.lines.findIndex((l, i) => subjectOf(l.replace(/^\s*[-*+]\s+/, ''))?.key === keyed.key && page.sectionOf(i) === 'Current');
-  if (currentIndex < 0) {
-    page.append('Current', factLine(fact));
-    return;
+function placeKeyed(page: Page, fact: Fact, keyed: Keyed, conflicts: Conflict[]): Page {
+  const currentIndex = page.sectionLines('Current').find((i) => subjectOf(itemBody(page.lines[i]!))?.key === keyed.key);
+  if (currentIndex === undefined) {
+    page.append('Current', `- ${fact.text} ${cite(fact)}`);
+    return page;
   }
   const current = page.lines[currentIndex]!;
-  if (citedIds(current).includes(fact.id)) return;
-  const currentValue = normalizeText(subjectOf(current.replace(/^\s*[-*+]\s+/, '').replace(CITATION_RE, ''))?.value ?? '');
-  if (currentValue === normalizeText(keyed.value)) {
+  if (citedIds(current).includes(fact.id)) return page;
+  const currentValue = subjectOf(itemBody(current).replace(CITATION_RE, ''))?.value ?? '';
+  if (normalizeText(currentValue) === normalizeText(keyed.value)) {
     page.lines[currentIndex] = `${current.trimEnd()} ${cite(fact)}`; // the same value again: one line, every citation
-    return;
+    return page;
   }
   const currentDates = [...current.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^/g)].map((m) => m[1]!).sort();
-  const sameDay = currentDates.at(-1) === fact.date;
-  if (sameDay && fact.category !== 'correction') {
-    const citations = [...current.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+\]\]/g)].map((m) => m[0]);
-    conflicts.push({ subject: keyed.subject, fact_ids: [...citedIds(current), fact.id], note: `two values on ${fact.date}: "${currentValue}" and "${keyed.value}"` });
-    page.append('Conflicts', `- ${keyed.subject}: "${keyed.value}" or the earlier value? (both on ${fact.date}) ${[...citations, cite(fact)].join(' ')}`);
+  if (currentDates.at(-1) === fact.date && fact.category !== 'correction') {
+    // Two values on one day: neither is promoted; both wait under Conflicts for a person.
+    page.lines.splice(currentIndex, 1);
+    page.dropIfEmpty('Current');
+    conflicts.push(flagConflict(page, current, fact, keyed));
+    return page;
   }
   // The newest value stands; the one it replaces keeps its words and citations under History.
   page.lines.splice(currentIndex, 1);
-  page.append('History', `${current.trimEnd()} (until ${fact.date})`);
-  page.append('Current', factLine(fact));
+  page.append('History', historyLine(current, fact.date));
+  page.append('Current', `- ${fact.text} ${cite(fact)}`);
+  return page;
+}
+
+/** A superseded keyed line as History shows it: `subject: value`, so only Current holds the inline field. */
+export function historyLine(line: string, until: string): string {
+  const keyed = subjectOf(itemBody(line).replace(CITATION_RE, ''));
+  const cites = [...line.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g)].map((m) => m[0]);
+  const body = keyed === null ? itemBody(line).replace(CITATION_RE, '').trim() : `${keyed.subject}: ${keyed.value}`;
+  return `- ${body} ${cites.join(' ')} (until ${until})`;
 }

@@ -24,6 +24,7 @@ import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
+import { pageChecks } from './page-checks.js';
 import { batchKey, readDreamState, writeDreamState } from './state.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
@@ -213,7 +214,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (facts.length > 0 && result.outside === undefined ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
-      (await forgottenLinesGone(tree, pages, tombstones));
+      (await forgottenLinesGone(tree, pages, tombstones)) ??
+      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
     if (problem !== null) throw new CheckFailed(problem);
 
     const uncited = uncitedFacts(facts, await citedIds(tree));

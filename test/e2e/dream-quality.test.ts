@@ -141,7 +141,7 @@ interface Judged {
   id: (ref: string) => string;
   pages: Map<string, string>;
   lines: Line[];
-  /** Lines that place facts: all but the Conflicts sections and the review page, which point at them. */
+  /** Lines that place facts: all but the review page, which points at them (a page's Conflicts line places both disputed values). */
   placing: Line[];
   tombstones: TombstoneSet;
   conflicts: OpenConflict[];
@@ -171,7 +171,7 @@ describe('the offline consolidator on a 60-day update stream', () => {
       id: (ref) => built.ids.get(ref)!,
       pages,
       lines,
-      placing: lines.filter((l) => l.cites.length > 0 && l.section !== 'Conflicts' && l.page !== '0_Inbox/conflicts.md'),
+      placing: lines.filter((l) => l.cites.length > 0 && l.section !== 'Related' && l.page !== '0_Inbox/conflicts.md'),
       tombstones: await readTombstones(root),
       conflicts: await built.vault.conflicts(),
       forgottenIds: new Set(stream.forgets.flatMap((f) => f.refs.map((ref) => built.ids.get(ref)!))),
@@ -216,12 +216,21 @@ describe('the offline consolidator on a 60-day update stream', () => {
     expect(await git(root, ['status', '--porcelain'])).toBe('');
   });
 
-  it('keeps one line per attribute under Current, holding its newest value', () => {
+  it('keeps one line per attribute under Current, holding its newest value, unless that value is disputed', () => {
     for (const attribute of attributes) {
       const current = attribute.events.at(-1)!;
       const held = j.lines.filter((l) => l.section === 'Current' && normalizeText(l.text).startsWith(`${normalizeText(attribute.subject)} `));
+      if (current.kind === 'contradiction' && current.repeats.length === 0) {
+        // Two values on one day: neither stands under Current until a person resolves it; both wait under Conflicts.
+        expect(held, `${attribute.subject}: nothing guessed under Current`).toEqual([]);
+        const disputed = j.lines.filter((l) => l.section === 'Conflicts' && l.page !== '0_Inbox/conflicts.md' && l.cites.some((c) => c.id === j.id(current.ref)));
+        expect(disputed, attribute.subject).toHaveLength(1);
+        continue;
+      }
       expect(held.map((l) => normalizeText(l.text.replace(CITE_RE, ''))), attribute.subject).toEqual([keyedText(attribute.subject, current.value)]);
-      expect(held[0]!.text).toContain(`[[${current.date}#^${j.id(current.ref)}]]`);
+      // A disputed value stated again on a later day settles it: that later statement stands.
+      const settled = current.kind === 'contradiction' ? current.repeats[0]! : current;
+      expect(held[0]!.text).toContain(`[[${settled.date}#^${j.id(settled.ref)}]]`);
     }
     j.figures.attributes = attributes.length;
   });
@@ -283,7 +292,9 @@ describe('the offline consolidator on a 60-day update stream', () => {
       expect(onPage[0]!.text).toContain(attribute.subject);
       expect(onPage[0]!.text).toContain(event.value);
       expect(onPage[0]!.cites.map((c) => c.id)).toContain(id(before.ref));
-      expect(lines.some((l) => l.page === onPage[0]!.page && l.section === 'Current' && l.text.includes(attribute.subject)), 'on the page of the attribute').toBe(true);
+      const newest = attribute.events.at(-1) === event;
+      expect(newest || lines.some((l) => l.page === onPage[0]!.page && l.section === 'Current' && l.text.includes(attribute.subject)), 'on the page of the attribute').toBe(true);
+      expect(lines.some((l) => l.section === 'Current' && l.cites.some((c) => c.id === id(event.ref) || c.id === id(before.ref))), 'neither disputed value under Current').toBe(false);
     }
     // Corrections (the same day or later) and changes on other days are not conflicts.
     expect(conflicts).toHaveLength(contradictions.length);
@@ -295,19 +306,24 @@ describe('the offline consolidator on a 60-day update stream', () => {
     j.figures.contradictionsNewest = newest;
   });
 
-  it('keeps every superseded value under History, with the day it was stated and the day it was replaced', () => {
+  it('keeps every superseded value under History, with the day it was stated and the day it was replaced (disputed values under Conflicts)', () => {
     const { lines, id } = j;
     let superseded = 0;
     for (const attribute of attributes) {
       attribute.events.slice(0, -1).forEach((event, n) => {
         const next = attribute.events[n + 1]!;
         const held = j.placing.filter((l) => l.cites.some((c) => c.id === id(event.ref)));
+        const previous = attribute.events[n - 1];
+        if (next.kind === 'contradiction' || (event.kind === 'contradiction' && previous !== undefined)) {
+          expect(held.map((l) => l.section), `${attribute.subject}:: ${event.value} (disputed)`).toEqual(['Conflicts']);
+          return;
+        }
         expect(held.map((l) => l.section), `${attribute.subject}:: ${event.value}`).toEqual(['History']);
         const line = held[0]!;
         expect(normalizeText(line.text)).toContain(keyedText(attribute.subject, event.value));
         expect(line.text).toContain(`[[${event.date}#^${id(event.ref)}]]`);
         expect(line.text).toContain(`(until ${next.date})`);
-        expect(lines.some((l) => l.page === line.page && l.section === 'Current' && normalizeText(l.text).startsWith(normalizeText(attribute.subject)))).toBe(true);
+        expect(lines.some((l) => l.page === line.page && (l.section === 'Current' || l.section === 'Conflicts') && normalizeText(l.text).startsWith(normalizeText(attribute.subject)))).toBe(true);
         superseded++;
       });
     }
@@ -323,9 +339,12 @@ describe('the offline consolidator on a 60-day update stream', () => {
     ];
     for (const { what, refs } of repeated) {
       const wanted = refs.map((r) => id(r.ref));
-      const holding = placing.filter((l) => l.cites.some((c) => wanted.includes(c.id)));
+      // An occurrence that was disputed on its day stays on its Conflicts line; the others share one line.
+      const disputed = new Set(placing.filter((l) => l.section === 'Conflicts').flatMap((l) => l.cites.map((c) => c.id)));
+      const holding = placing.filter((l) => l.section !== 'Conflicts' && l.cites.some((c) => wanted.includes(c.id)));
+      if (wanted.every((w) => disputed.has(w))) continue;
       expect(holding.map((l) => `${l.page}: ${l.text}`), `"${what}" on exactly one line`).toHaveLength(1);
-      for (const r of refs) expect(holding[0]!.text).toContain(`[[${r.date}#^${id(r.ref)}]]`);
+      for (const r of refs) if (!disputed.has(id(r.ref))) expect(holding[0]!.text).toContain(`[[${r.date}#^${id(r.ref)}]]`);
       expect(normalizeText(holding[0]!.text)).toContain(normalizeText(what));
     }
     expect(stream.duplicates.filter((d) => !d.forgotten).every((d) => d.refs.length >= 2)).toBe(true);

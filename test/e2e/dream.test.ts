@@ -49,11 +49,14 @@ describe('dream', () => {
     const root = await vault();
     const result = await runJson<DreamJson>(['--vault', root, 'dream', '--force']);
     expect(result).toMatchObject({ status: 'ok', batch: { from: '2026-06-01', to: '2026-06-03' }, watermark: { before: null, after: '2026-06-03' }, facts: 5, uncited: 0, llm: { calls: 0, tokens: 0 } });
-    // the first fact routed to a new page decides its zone: a preference, so 3_Personal
-    expect(result.pages.created).toEqual(['2_Areas/Music.md', '3_Personal/Coffee.md']);
+    // a tag with three facts earns a topic page (zoned by its first fact: a preference, so 3_Personal);
+    // a lone #music fact joins its category's page rather than making a one-line page
+    expect(result.pages.created).toEqual(['2_Areas/Skills.md', '3_Personal/Coffee.md']);
     const coffee = await readFile(path.join(root, '3_Personal/Coffee.md'), 'utf8');
     expect(coffee).toMatch(/## Current\n\n- brewing method:: AeroPress \[\[2026-06-02#\^f-/);
-    expect(coffee).toMatch(/## History\n\n- brewing method:: French press \[\[2026-06-01#\^f-[0-9a-z]+\]\] \(until 2026-06-02\)/);
+    // History keeps the superseded value without the inline field, so a Dataview query finds only the current one
+    expect(coffee).toMatch(/## History\n\n- brewing method: French press \[\[2026-06-01#\^f-[0-9a-z]+\]\] \(until 2026-06-02\)/);
+    expect(coffee).toMatch(/^created: 2026-06-01\nupdated: 2026-06-03$/m);
     expect(coffee.match(/Prefers dark roast coffee/g)).toHaveLength(1); // a duplicate, cited twice
     expect(coffee).toMatch(/Prefers dark roast coffee \[\[2026-06-01#\^f-[0-9a-z]+\]\] \[\[2026-06-03#\^f-[0-9a-z]+\]\]/);
     expect((await readJournal(root)).watermark).toBe('2026-06-03');
@@ -126,7 +129,9 @@ describe('dream', () => {
     const undone = await runJson<{ run: string; commit: string }>(['--vault', root, 'undo', second.run]);
     expect(undone.run).toBe(second.run);
     expect((await readJournal(root)).watermark).toBe('2026-06-03');
-    expect(await readFile(path.join(root, '2_Areas/Music.md'), 'utf8')).not.toMatch(/cello bow/);
+    expect(await readFile(path.join(root, '2_Areas/Skills.md'), 'utf8')).not.toMatch(/cello bow/);
+    expect(second.pages.created).toEqual(['2_Areas/Facts.md']); // the page the undone run made is gone with it
+    await expect(readFile(path.join(root, '2_Areas/Facts.md'), 'utf8')).rejects.toThrow(/ENOENT/);
     const hits = await runJson<{ results: Array<{ kind: string; text: string }> }>(['--vault', root, 'search', 'cello bow']);
     expect(hits.results[0]).toMatchObject({ kind: 'fact', text: 'Bought a new cello bow' }); // a fact again, not lost
     const redo = await runJson<DreamJson>(['--vault', root, 'dream', '--force']);

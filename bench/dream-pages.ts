@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:dream`: how readable the offline dream's pages are (issue 10). A generated corpus of
+ * people, projects, places and preferences over months, and each LoCoMo conversation, are dreamed
+ * offline until nothing is pending; then page-metrics.ts measures the pages. Figures go to
+ * docs/benchmarks.md (section dream-pages). Flags:
+ *   --data PATH          locomo10.json (default ../shared/data/locomo/locomo10.json from the repository)
+ *   --conversations N    only the first N conversations (0: the generated corpus alone)
+ *   --no-write / --keep
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { listLogDates, readLog } from '#src/logs/factlog.js';
+import { openVault, type Vault } from '#src/vault/vault.js';
+import { initVault } from '#src/vault/init.js';
+import { loadConversation, readLocomo } from './locomo.js';
+import { measurePages, type PageMetrics } from './page-metrics.js';
+import { generatePeopleCorpus } from './people-corpus.js';
+import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
+import { machineInfo, markdownTable } from './stats.js';
+import { cleanEnv, setEmbedder } from './vaults.js';
+
+const NOW = new Date('2030-01-01T06:00:00Z');
+
+async function dreamAll(vault: Vault): Promise<{ runs: number; failed: number }> {
+  let runs = 0;
+  let failed = 0;
+  for (let i = 0; i < 200; i++) {
+    const result = await vault.dream({ force: true, offline: true, now: new Date(NOW.getTime() + i * 60_000) });
+    if (result.status === 'noop') break;
+    runs++;
+    if (result.status !== 'ok') failed++;
+  }
+  return { runs, failed };
+}
+
+async function allFactIds(root: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const date of await listLogDates(root)) ids.push(...(await readLog(root, date)).facts.map((f) => f.id));
+  return ids;
+}
+
+interface Row {
+  name: string;
+  facts: number;
+  runs: number;
+  failed: number;
+  metrics: PageMetrics;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string', default: path.join(REPO_ROOT, '..', 'shared', 'data', 'locomo', 'locomo10.json') },
+      conversations: { type: 'string', default: '10' },
+      'no-write': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-dream-'));
+  const env = cleanEnv();
+  const rows: Row[] = [];
+  try {
+    // The generated corpus, remembered day by day as an agent would.
+    const corpus = generatePeopleCorpus({ seed: 20260105, days: 150 });
+    const root = path.join(base, 'corpus');
+    await initVault(root);
+    await setEmbedder(root, 'none');
+    const vault = await openVault({ vault: root, env });
+    const byDate = new Map<string, typeof corpus.facts>();
+    for (const f of corpus.facts) byDate.set(f.date, [...(byDate.get(f.date) ?? []), f]);
+    for (const [date, facts] of byDate) {
+      await vault.remember(
+        facts.map((f) => ({ text: f.text, category: f.category as never, tags: f.tags })),
+        { source: 'bench', now: new Date(`${date}T12:00:00Z`) },
+      );
+    }
+    progress(`bench:dream: corpus of ${corpus.facts.length} facts; dreaming`);
+    const dreamt = await dreamAll(vault);
+    rows.push({ name: 'generated corpus', facts: corpus.facts.length, ...dreamt, metrics: await measurePages(root, { names: corpus.expectedPages, factIds: await allFactIds(root) }) });
+    await vault.close();
+
+    const conversations = (await readLocomo(values.data)).slice(0, Number(values.conversations));
+    for (const conv of conversations) {
+      const croot = path.join(base, `conv-${conv.index}`);
+      const loaded = await loadConversation(croot, conv);
+      await setEmbedder(croot, 'none');
+      const cvault = await openVault({ vault: croot, env });
+      progress(`bench:dream: ${conv.sampleId}: ${loaded.turns} turns; dreaming`);
+      const speakers = [...new Set(conv.sessions.flatMap((s) => s.turns.map((t) => t.speaker)))].sort();
+      const run = await dreamAll(cvault);
+      rows.push({ name: conv.sampleId, facts: loaded.turns, ...run, metrics: await measurePages(croot, { names: speakers, factIds: await allFactIds(croot) }) });
+      await cvault.close();
+    }
+  } finally {
+    if (!values.keep) await rm(base, { recursive: true, force: true });
+    else progress(`bench:dream: vaults kept in ${base}`);
+  }
+
+  const machine = machineInfo();
+  const table = markdownTable([
+    ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage'],
+    ...rows.map((r) => {
+      const m = r.metrics;
+      return [
+        r.name,
+        String(r.facts),
+        `${r.runs} (${r.failed})`,
+        `${m.pages} (${m.hubs})`,
+        `${m.statements.min}/${m.statements.median}/${m.statements.max}`,
+        `${m.underThree} (${Math.round(m.underThreeShare * 100)}%)`,
+        `${m.largestKb} KB`,
+        String(m.linesMax),
+        String(m.linksPerPage),
+        `${m.linksResolved}/${m.links}`,
+        `${m.entitiesExpected - m.entitiesMissing.length}/${m.entitiesExpected}${m.entitiesMissing.length > 0 ? ` (missing: ${m.entitiesMissing.join(', ')})` : ''}`,
+        `${(m.coverage * 100).toFixed(1)}%`,
+      ];
+    }),
+  ]);
+  const body = [
+    '## Dream pages (offline consolidator)',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, load ${machine.load1}. Reproduce: \`npm run bench:dream\`.`,
+    'Each corpus is dreamed offline until nothing is pending. A statement is a list item citing a fact (Related and Parts aside); hubs are counted apart.',
+    'Entity pages: the people, projects and places named in ≥ 3 facts (LoCoMo: the two speakers) that resolve to a page by title or alias.',
+    '',
+    table,
+  ].join('\n');
+  print(body);
+  if (!values['no-write']) await writeSection(BENCHMARKS_DOC, 'dream-pages', body);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:dream: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,71 @@
+/**
+ * Bounded pages: a generated page past about 16 KB or 200 lines splits. Its cited statements move to
+ * part pages by period (`Moments 2023-05.md`, then by day, then numbered when one day alone is too
+ * long), and the page becomes a hub that keeps its lead (current values, commitments, conflicts,
+ * history) and links its parts under `## Parts`. Only pages with a `type` (the dream's own) split;
+ * lines a person wrote without citations stay where they are.
+ */
+import path from 'node:path';
+import { citedIds, isItem, Page } from './page.js';
+
+/** Split below the stated bound, so a part that grows by one batch still stays under it. */
+export const MAX_PAGE_BYTES = 16 * 1024;
+export const MAX_PAGE_LINES = 200;
+const SPLIT_BYTES = 12 * 1024;
+const SPLIT_LINES = 150;
+
+const tooLong = (page: Page): boolean => {
+  const text = page.text();
+  return Buffer.byteLength(text) > SPLIT_BYTES || text.split('\n').length > SPLIT_LINES;
+};
+
+type Level = 'month' | 'day' | 'chunk';
+
+export function boundPages(pages: Map<string, Page>): void {
+  for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
+    if (page.changed() && page.property('type') !== null && tooLong(page)) split(pages, page, /\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : 'month');
+  }
+}
+
+function periodOf(line: string, level: Level, ordinal: number): string {
+  const date = /\[\[(\d{4}-\d{2}-\d{2})#\^/.exec(line)?.[1] ?? '0000-00-00';
+  if (level === 'month') return date.slice(0, 7);
+  if (level === 'day') return date;
+  return String(Math.floor(ordinal / 60) + 2);
+}
+
+function split(pages: Map<string, Page>, hub: Page, level: Level): void {
+  const moving = hub.sectionLines('Notes').filter((i) => isItem(hub.lines[i]!) && citedIds(hub.lines[i]!).length > 0);
+  if (moving.length < 2) return;
+  const byPart = new Map<string, string[]>();
+  moving.forEach((i, n) => {
+    const key = periodOf(hub.lines[i]!, level, n);
+    byPart.set(key, [...(byPart.get(key) ?? []), hub.lines[i]!]);
+  });
+  // One period holding everything cannot be split by period: go one level finer.
+  if (byPart.size === 1 && level !== 'chunk') {
+    split(pages, hub, level === 'month' ? 'day' : 'chunk');
+    return;
+  }
+  for (const i of [...moving].reverse()) hub.lines.splice(i, 1);
+  hub.dropIfEmpty('Notes');
+  const base = level === 'chunk' ? hub.title : hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, '');
+  for (const [key, lines] of [...byPart.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const title = level === 'chunk' ? `${base} (${key})` : `${base} ${key}`;
+    const rel = path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
+    const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
+    for (const line of lines) part.append('Notes', line);
+    hub.link('Parts', title);
+    if (tooLong(part)) split(pages, part, level === 'month' ? 'day' : 'chunk');
+  }
+}
+
+function newPart(pages: Map<string, Page>, hub: Page, rel: string, title: string): Page {
+  const dated = (name: string): string | null => hub.property(name);
+  const front = ['---', `title: ${JSON.stringify(title)}`, `type: ${hub.property('type') ?? 'topic'}`, `tags: ${hub.property('tags') ?? '[]'}`, 'status: active', `part_of: ${JSON.stringify(`[[${hub.title}]]`)}`];
+  for (const name of ['created', 'updated']) if (dated(name) !== null) front.push(`${name}: ${dated(name)!}`);
+  front.push('---', `# ${title}`, '', `Part of [[${hub.title}]].`);
+  const page = new Page(rel, front, true, '');
+  pages.set(rel, page);
+  return page;
+}

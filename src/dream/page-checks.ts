@@ -1,0 +1,53 @@
+/**
+ * Checks of the pages a run wrote that keep the wiki readable (issue 10), for any consolidator: no page
+ * grows past the size bound, every link the run added leads to a page (or a log), and no disputed value
+ * is promoted to a page's lead (its opening lines or `## Current`) while the conflict stands.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { showFile } from '../git/worktree.js';
+import { listLogDates } from '../logs/factlog.js';
+import { listWikiPages } from '../pages/discover.js';
+import { linkResolver } from '../pages/links.js';
+import { parsePage } from '../pages/parse.js';
+import { MAX_PAGE_BYTES, MAX_PAGE_LINES } from './bound.js';
+import type { CheckFailure, PageChanges } from './checks.js';
+import type { Conflict } from './consolidator.js';
+
+const LINK_RE = /!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]/g;
+
+const linksOf = (text: string): Set<string> => new Set([...text.matchAll(LINK_RE)].map((m) => m[1]!.trim()).filter((t) => t !== ''));
+const tooBig = (text: string): boolean => Buffer.byteLength(text) > MAX_PAGE_BYTES || text.split('\n').length > MAX_PAGE_LINES;
+
+export async function pageChecks(root: string, vaultRoot: string, base: string, pages: PageChanges, conflicts: readonly Conflict[]): Promise<CheckFailure | null> {
+  const changed = [...pages.created, ...pages.updated];
+  if (changed.length === 0) return null;
+  const all = await listWikiPages(root);
+  const resolve = linkResolver(
+    await Promise.all(all.map(async (rel) => ({ path: rel, aliases: parsePage(rel, await readFile(path.join(root, rel))).frontmatter.aliases }))),
+    await listLogDates(root),
+  );
+  const disputed = new Set(conflicts.flatMap((c) => c.fact_ids));
+  for (const rel of changed) {
+    const text = await readFile(path.join(root, rel), 'utf8');
+    const before = (await showFile(vaultRoot, base, rel))?.toString('utf8') ?? null;
+    // A person's page that was already long is theirs to split; the run must not make a page too long.
+    if (tooBig(text) && (before === null || !tooBig(before))) {
+      return { check: 'safety', message: `${rel} is past ${MAX_PAGE_BYTES / 1024} KB or ${MAX_PAGE_LINES} lines; split it into parts by period with a hub page linking them` };
+    }
+    const had = before === null ? new Set<string>() : linksOf(before);
+    for (const target of linksOf(text)) {
+      if (had.has(target) || resolve(target, rel) !== null) continue;
+      return { check: 'safety', message: `${rel} links [[${target}]], which leads to no page; create the page or remove the link` };
+    }
+    let section: string | null = null;
+    for (const line of text.split('\n')) {
+      const heading = /^## (.+)$/.exec(line.trim());
+      if (heading) section = heading[1]!;
+      if (section !== null && section !== 'Current') continue;
+      const id = [...line.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g)].map((m) => m[1]!).find((f) => disputed.has(f));
+      if (id !== undefined) return { check: 'safety', message: `${rel} states the disputed fact ${id} in its lead; keep both values under ## Conflicts until a person resolves them` };
+    }
+  }
+  return null;
+}

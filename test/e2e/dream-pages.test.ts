@@ -1,0 +1,152 @@
+/**
+ * The pages the offline dream writes (issue 10): entity pages with links, commitments with due dates,
+ * conflicts a person resolves on the page, pages split by period under a hub, and the same bytes for
+ * the same input. Real vaults in temp dirs, real git, the real runner.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Vault } from '../../src/vault/vault.js';
+import { listWikiPages } from '../../src/pages/discover.js';
+import { makeVault } from '../helpers/indexed-vault.js';
+
+const CONFIG = 'timezone: UTC\nindex:\n  embedder: none\ndream:\n  max_days: 60\n';
+let temp = '';
+beforeAll(async () => {
+  temp = await mkdtemp(path.join(os.tmpdir(), 'vk-dream-pages-'));
+});
+afterAll(async () => {
+  if (temp !== '') await rm(temp, { recursive: true, force: true });
+});
+
+type Input = { text: string; date: string; category?: string; tags?: string[] };
+
+async function vaultWith(facts: readonly Input[]): Promise<Vault> {
+  const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+  for (const f of facts) {
+    await vault.remember([{ text: f.text, category: (f.category ?? 'fact') as never, tags: f.tags ?? [] }], { source: 'test', now: new Date(`${f.date}T10:00:00Z`) });
+  }
+  return vault;
+}
+
+const read = (vault: Vault, rel: string): Promise<string> => readFile(path.join(vault.root, rel), 'utf8');
+
+const PEOPLE: Input[] = [
+  { text: 'Alice Chen is the tech lead on Project Atlas', date: '2026-06-01', tags: ['work'] },
+  { text: 'Alice prefers async standups', date: '2026-06-01', category: 'preference' },
+  { text: 'Alice Chen has two cats', date: '2026-06-02' },
+  { text: 'Bob Smith moved to Porto', date: '2026-06-02' },
+  { text: 'Bob likes jazz', date: '2026-06-03', category: 'preference' },
+  { text: 'Lunch with Bob Smith and Alice Chen', date: '2026-06-03', category: 'moment' },
+  { text: 'Promised to send Alice the schema draft by 2026-06-20', date: '2026-06-03', category: 'commitment' },
+  { text: 'Will call Bob tomorrow', date: '2026-06-10', category: 'commitment' },
+];
+
+describe('entity pages', () => {
+  let vault: Vault;
+  beforeAll(async () => {
+    vault = await vaultWith(PEOPLE);
+    const result = await vault.dream({ force: true, offline: true, now: new Date('2026-06-12T06:00:00Z') });
+    expect(result.status, result.reason).toBe('ok');
+  }, 60_000);
+
+  it('keeps one page per person, typed and zoned, with the first name as an alias', async () => {
+    const alice = await read(vault, '3_Personal/Alice Chen.md');
+    expect(alice).toMatch(/^type: person$/m);
+    expect(alice).toMatch(/^aliases: \["Alice"\]$/m);
+    expect(alice).toMatch(/^created: 2026-06-01$/m);
+    expect(alice).toContain('Alice prefers async standups');
+    expect(alice).toContain('Alice Chen has two cats');
+    expect(await read(vault, '3_Personal/Bob Smith.md')).toMatch(/^type: person$/m);
+  });
+
+  it('states a fact about two people on one page and links the other', async () => {
+    const pages = await Promise.all(['3_Personal/Alice Chen.md', '3_Personal/Bob Smith.md'].map((rel) => read(vault, rel)));
+    const holding = pages.filter((p) => /Lunch with .*Bob Smith.* and .*Alice Chen/.test(p));
+    expect(holding).toHaveLength(1);
+    expect(holding[0]).toContain('Lunch with Bob Smith and [[Alice Chen]]');
+    const bob = pages[1]!;
+    expect(bob).toMatch(/## Related\n\n- \[\[Alice Chen\]\]/);
+    expect(pages[0]).toMatch(/## Related\n\n(- \[\[[^\]]+\]\]\n)*- \[\[Bob Smith\]\]/);
+  });
+
+  it('resolves due dates against the fact date and moves passed commitments to Past', async () => {
+    const alice = await read(vault, '3_Personal/Alice Chen.md');
+    expect(alice).toMatch(/## Open commitments\n\n- Promised to send Alice the schema draft by 2026-06-20 \(due 2026-06-20\) \[\[2026-06-03#/);
+    const bob = await read(vault, '3_Personal/Bob Smith.md');
+    // "tomorrow" said on 2026-06-10 is 2026-06-11, before the run's day (2026-06-12).
+    expect(bob).toMatch(/## Past commitments\n\n- Will call Bob tomorrow \(due 2026-06-11\)/);
+    // The next dream, after the 20th, moves Alice's promise to Past as well.
+    await vault.remember([{ text: 'Alice Chen joined the chess club', category: 'fact', tags: [] }], { source: 'test', now: new Date('2026-06-21T10:00:00Z') });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-06-22T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const after = await read(vault, '3_Personal/Alice Chen.md');
+    expect(after).not.toContain('## Open commitments');
+    expect(after).toMatch(/## Past commitments\n\n- Promised to send Alice the schema draft/);
+    expect(after).toMatch(/^updated: 2026-06-21$/m);
+  });
+});
+
+describe('conflicts', () => {
+  it('shows both values as written, promotes neither, and follows the tick a person makes', async () => {
+    const vault = await vaultWith([
+      { text: 'standup time:: 09:30', date: '2026-06-04', tags: ['work'] },
+      { text: 'standup time:: 10:00', date: '2026-06-04', tags: ['work'] },
+      { text: 'Work from the office on Tuesdays', date: '2026-06-04', tags: ['work'] },
+    ]);
+    const result = await vault.dream({ force: true, offline: true, now: new Date('2026-06-05T06:00:00Z') });
+    expect(result.conflicts).toBe(1);
+    const rel = (await listWikiPages(vault.root)).find((r) => r.endsWith('Work.md'))!;
+    const page = await read(vault, rel);
+    expect(page).toMatch(/- \[ \] \*\*standup time\*\*: "09:30" \[\[2026-06-04#\^f-[0-9a-z]+\]\] or "10:00" \[\[2026-06-04#\^f-[0-9a-z]+\]\], both on 2026-06-04/);
+    expect(page).not.toContain('## Current');
+    const memory = await read(vault, 'MEMORY.md');
+    expect(memory).not.toMatch(/standup time/);
+
+    // A person ticks the item; the next dream keeps the later value and files the other under History.
+    await writeFile(path.join(vault.root, rel), page.replace('- [ ] **standup time**', '- [x] **standup time**'));
+    await vault.remember([{ text: 'Lunch at noon on Fridays', category: 'fact', tags: ['work'] }], { source: 'test', now: new Date('2026-06-06T10:00:00Z') });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-06-07T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const resolved = await read(vault, rel);
+    expect(resolved).toMatch(/## Current\n\n- standup time:: 10:00 \[\[2026-06-04#/);
+    expect(resolved).toMatch(/## History\n\n- standup time: 09:30 \[\[2026-06-04#\^f-[0-9a-z]+\]\] \(until 2026-06-04\)/);
+    expect(resolved).toContain('- [x] **standup time**'); // the person's tick is kept, under History
+    expect(resolved).not.toContain('## Conflicts');
+  }, 60_000);
+});
+
+describe('bounded pages', () => {
+  it('splits a long page by month under a hub, and the same input gives the same bytes', async () => {
+    const facts: Input[] = [];
+    // Twelve sessions in each of two months, three long turns each: past the bound together, within it per month.
+    for (let d = 0; d < 24; d++) {
+      const date = new Date(Date.UTC(2026, d < 12 ? 0 : 1, 1 + (d % 12) * 2)).toISOString().slice(0, 10);
+      for (let k = 0; k < 3; k++) facts.push({ text: `Caroline: session ${d} turn ${k}, talking at length about the long walk by the river, the garden that needs weeding, and the books we keep meaning to read`, date, category: 'moment' });
+    }
+    const build = async (): Promise<Map<string, string>> => {
+      const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+      const byDate = new Map<string, Input[]>();
+      for (const f of facts) byDate.set(f.date, [...(byDate.get(f.date) ?? []), f]);
+      for (const [date, list] of byDate) await vault.remember(list.map((f) => ({ text: f.text, category: 'moment' as never, tags: [] })), { source: 'test', now: new Date(`${date}T10:00:00Z`) });
+      const result = await vault.dream({ force: true, offline: true, now: new Date('2026-03-05T06:00:00Z') });
+      expect(result.status, result.reason).toBe('ok');
+      const out = new Map<string, string>();
+      for (const rel of (await listWikiPages(vault.root)).sort()) out.set(rel, await read(vault, rel));
+      return out;
+    };
+    const [a, b] = [await build(), await build()];
+    expect([...b.entries()]).toEqual([...a.entries()]);
+    const hub = a.get('3_Personal/Caroline.md')!;
+    expect(hub).toMatch(/## Parts\n\n- \[\[Caroline 2026-01\]\]\n- \[\[Caroline 2026-02\]\]/);
+    for (const [rel, text] of a) {
+      expect(Buffer.byteLength(text), rel).toBeLessThanOrEqual(16 * 1024);
+      expect(text.split('\n').length, rel).toBeLessThanOrEqual(200);
+    }
+    const parts = [...a.keys()].filter((r) => r.startsWith('3_Personal/Caroline 2026-'));
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    const cited = [...a.values()].join('\n').match(/\[\[2026-\d\d-\d\d#\^f-/g) ?? [];
+    expect(cited.length).toBe(facts.length); // every fact on exactly one line
+  }, 300_000);
+});
