@@ -22,9 +22,9 @@ const D2 = '2025-06-02';
 const D3 = '2025-06-03';
 const LOGS = {
   [`logs/${D1}.md`]: `# ${D1}\n\n## 09:00 · cli\n- [preference] Prefers dark roast coffee #coffee ^f-aaaaaaaaa1\n`,
-  // Two topics in one day: with dream.max_changed_pages 1 this day can never pass on its own.
-  [`logs/${D2}.md`]: `# ${D2}\n\n## 09:00 · cli\n- [fact] Plays the cello #music ^f-aaaaaaaaa2\n- [fact] Runs marathons #running ^f-aaaaaaaaa3\n`,
-  [`logs/${D3}.md`]: `# ${D3}\n\n## 09:00 · cli\n- [fact] Visits Porto in spring #travel ^f-aaaaaaaaa4\n`,
+  // Three topics in one day: with dream.max_changed_pages 1 this day can never pass on its own.
+  [`logs/${D2}.md`]: `# ${D2}\n\n## 09:00 · cli\n- [fact] Plays the cello #music ^f-aaaaaaaaa2\n- [preference] Prefers dark roast coffee beans #coffee ^f-aaaaaaaaa3\n- [fact] Visits Lisbon often #travel ^f-aaaaaaaaa5\n`,
+  [`logs/${D3}.md`]: `# ${D3}\n\n## 09:00 · cli\n- [preference] Likes espresso #coffee ^f-aaaaaaaaa4\n`,
 };
 
 interface DreamJson {
