@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CATEGORIES, formatBatchHeader, formatFactLine, logRelPath, type CanonicalFact, type Category } from '#src/logs/factlog.js';
+import { CATEGORIES, formatBatchHeader, formatFactLine, logRelPath, writtenText, type CanonicalFact, type Category } from '#src/logs/factlog.js';
 import { factId } from '#src/logs/ids.js';
 import { initVault } from '#src/vault/init.js';
 import { createRandom, type Random } from './random.js';
@@ -98,7 +98,7 @@ export function* planVault(options: GenerateOptions): Generator<GeneratedFile> {
         const key = `${time}\u0000${source}\u0000${fact.text}`;
         const ordinal = ordinals.get(key) ?? 0;
         ordinals.set(key, ordinal + 1);
-        const id = factId(date, time, source, fact.text, ordinal);
+        const id = factId(date, time, source, writtenText(fact.text), ordinal);
         lines.push(formatFactLine(fact, id));
         sample(sampler, reservoirs[topic]!, { date, id, text: fact.text });
       }

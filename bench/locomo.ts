@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { canonicalFact, formatBatchHeader, formatFactLine, logRelPath } from '#src/logs/factlog.js';
+import { canonicalFact, formatBatchHeader, formatFactLine, logRelPath, writtenText } from '#src/logs/factlog.js';
 import { factId } from '#src/logs/ids.js';
 import { initVault } from '#src/vault/init.js';
 
@@ -229,7 +229,7 @@ export function conversationLogs(conv: LocomoConversation, options: { captions?:
       const key = `${session.time}\u0000${source}\u0000${fact.text}`;
       const ordinal = day.ordinals.get(key) ?? 0;
       day.ordinals.set(key, ordinal + 1);
-      const id = factId(session.date, session.time, source, fact.text, ordinal);
+      const id = factId(session.date, session.time, source, writtenText(fact.text), ordinal);
       day.lines.push(formatFactLine(fact, id));
       day.dialogIds.set(id, normalizeEvidence([turn.dia_id])[0] ?? turn.dia_id);
     }

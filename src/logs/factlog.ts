@@ -400,9 +400,12 @@ export async function appendBatch(
   for (const fact of facts) {
     const key = `${time}\u0000${cleanSource}\u0000${fact.text}`;
     let ordinal = ordinals.get(key) ?? 0;
-    let id = factId(date, time, cleanSource, fact.text, ordinal);
+    // The id hashes the text as the line holds it (a keyed fact in brackets), as a derived id does, so a
+    // line that loses its ^id to a hand edit is still read with the id pages cite.
+    const written = writtenText(fact.text);
+    let id = factId(date, time, cleanSource, written, ordinal);
     // Never reuse an id the file already holds (written, or derived for a line without one).
-    while (taken.has(id)) id = factId(date, time, cleanSource, fact.text, ++ordinal);
+    while (taken.has(id)) id = factId(date, time, cleanSource, written, ++ordinal);
     ordinals.set(key, ordinal + 1);
     taken.add(id);
     lines.push(formatFactLine(fact, id));
