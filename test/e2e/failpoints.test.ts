@@ -167,5 +167,5 @@ describe('a kill at every failpoint', () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(await gitStatus(root)).toEqual([]);
     expect((await readJournal(root)).watermark).toBeNull();
-  });
+  }, 300_000);
 });
