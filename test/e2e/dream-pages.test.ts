@@ -43,7 +43,7 @@ const PEOPLE: Input[] = [
   { text: 'Will call Bob tomorrow', date: '2026-06-10', category: 'commitment' },
 ];
 
-describe('entity pages', () => {
+describe('entity pages', { timeout: 240_000 }, () => {
   let vault: Vault;
   beforeAll(async () => {
     vault = await vaultWith(PEOPLE);
@@ -88,7 +88,7 @@ describe('entity pages', () => {
   });
 });
 
-describe('conflicts', () => {
+describe('conflicts', { timeout: 240_000 }, () => {
   it('shows both values as written, promotes neither, and follows the tick a person makes', async () => {
     const vault = await vaultWith([
       { text: 'standup time:: 09:30', date: '2026-06-04', tags: ['work'] },
@@ -117,7 +117,7 @@ describe('conflicts', () => {
   }, 60_000);
 });
 
-describe('bounded pages', () => {
+describe('bounded pages', { timeout: 240_000 }, () => {
   it('splits a long page by month under a hub, and the same input gives the same bytes', async () => {
     const facts: Input[] = [];
     // Twelve sessions in each of two months, three long turns each: past the bound together, within it per month.

@@ -65,7 +65,7 @@ async function dreamAll(root: string, env: Record<string, string> = {}): Promise
 
 const llmEnv = (baseUrl: string): Record<string, string> => ({ VAULTKEEPER_LLM_BASE_URL: baseUrl, VAULTKEEPER_LLM_MODEL: 'fake-model' });
 
-describe('an LLM that cannot be used', () => {
+describe('an LLM that cannot be used', { timeout: 240_000 }, () => {
   it('falls back to the offline consolidator (llm.fallback: offline), honours llm.max_attempts, and skips no day', async () => {
     const server = await startLlm([], { fallback: { status: 500, message: 'the model is down' } });
     const root = await makeVault('llm:\n  max_attempts: 2\n', { [`logs/${D1}.md`]: LOGS[`logs/${D1}.md`]!, [`logs/${D3}.md`]: LOGS[`logs/${D3}.md`]! });
@@ -109,7 +109,7 @@ describe('an LLM that cannot be used', () => {
   });
 });
 
-describe('a batch that fails a deterministic check', () => {
+describe('a batch that fails a deterministic check', { timeout: 240_000 }, () => {
   it('is halved until the bad day stands alone; only that single day is skipped', async () => {
     const root = await makeVault('dream:\n  max_changed_pages: 1\n  max_retries: 2\n');
     const runs = await dreamAll(root);

@@ -64,7 +64,7 @@ async function forgottenLines(root: string): Promise<string[]> {
   return found;
 }
 
-describe('forget', () => {
+describe('forget', { timeout: 240_000 }, () => {
   it('hides only the forgotten line of a page section, at once; the rest of the section stays searchable', async () => {
     const { root } = await makeVault();
     await runJson(['--vault', root, 'reindex']);
@@ -84,7 +84,7 @@ describe('forget', () => {
   });
 });
 
-describe('a dream after forget', () => {
+describe('a dream after forget', { timeout: 240_000 }, () => {
   it('with the offline consolidator: the runner removes the forgotten line from the page', async () => {
     const { root } = await makeVault();
     await runJson(['--vault', root, 'forget', SECRET]);
