@@ -4,7 +4,7 @@
  */
 import { failpoint } from '../core/failpoint.js';
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
@@ -13,12 +13,13 @@ import type { Embedder } from '../embed/embedder.js';
 import { listLogDates, logRelPath } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
+import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import type * as Projection from './projection.js';
 import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, rowHash, type IndexRow } from './rows.js';
-import { IndexStore, VECTOR_INDEX_ROWS, indexError, type StoredRow } from './store.js';
+import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
 
 export interface ReindexProgress {
   phase: 'scan' | 'embed' | 'write';
@@ -64,7 +65,35 @@ export interface ReindexResult {
 /** Resolves `index.uri`: a path relative to the vault, or any URI LanceDB accepts. */
 export function indexUri(ctx: VaultContext): string {
   const uri = ctx.config.index.uri;
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) ? uri : path.resolve(ctx.root, uri);
+  return isRemote(uri) ? uri : path.resolve(ctx.root, uri);
+}
+
+function isRemote(uri: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
+}
+
+/**
+ * Empties the index before a rebuild. A local index is a projection kept under .vaultkeeper/ (DESIGN §6):
+ * its folder is deleted, since LanceDB cannot drop a table whose files it cannot read. A folder outside
+ * .vaultkeeper/ is never deleted (no program write leaves the vault's state, §9): LanceDB drops the table
+ * there, as it does for a remote index.
+ */
+async function clearIndex(ctx: VaultContext, uri: string): Promise<void> {
+  const state = path.join(ctx.root, '.vaultkeeper');
+  if (isRemote(uri) || !isWithin(state, uri) || path.resolve(uri) === path.resolve(state)) {
+    await IndexStore.dropRemote(uri).catch(() => undefined);
+    return;
+  }
+  const rel = path.relative(ctx.root, uri).split(path.sep).join('/');
+  await rm(await confinedPath(ctx.root, rel, 'folder'), { recursive: true, force: true });
+}
+
+async function openStore(uri: string, dimensions: number | null): Promise<IndexStore> {
+  try {
+    return await IndexStore.open(uri, dimensions);
+  } catch (error) {
+    throw indexError('be opened', error);
+  }
 }
 
 export async function reindex(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
@@ -90,18 +119,18 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   const uri = indexUri(ctx);
   const note = options.onNote ?? (() => undefined);
 
-  let store: IndexStore;
-  try {
-    store = await IndexStore.open(uri, dimensions);
-  } catch (error) {
-    throw indexError('be opened', error);
-  }
+  if (options.clear) await clearIndex(ctx, uri);
+  let store = await openStore(uri, dimensions);
   try {
     let manifest = await readManifest(ctx.root);
     const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, uri, model, dimensions });
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
-      await store.drop();
+      if (rebuilt !== 'requested') {
+        store.close();
+        await clearIndex(ctx, uri);
+        store = await openStore(uri, dimensions);
+      }
       failpoint('reindex:after-clear');
       manifest = emptyManifest(uri, model, dimensions);
     }
@@ -272,7 +301,7 @@ async function rebuildReason(
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {
-    return `the index could not be read (${errorMessage(error).split('\n')[0]})`;
+    return `the index could not be read (${lanceMessage(error)})`;
   }
   return null;
 }

@@ -45,6 +45,8 @@ async function lance(): Promise<typeof Lance> {
 }
 
 export class IndexStore {
+  private closed = false;
+
   private constructor(
     private readonly db: Connection,
     private table: Table | null,
@@ -59,6 +61,21 @@ export class IndexStore {
     return new IndexStore(db, await openRows(db), dimensions);
   }
 
+  /**
+   * Drops the table at a remote `uri` (a local index is cleared by deleting its folder, reindex.ts). A
+   * table LanceDB cannot read may refuse the drop: then there is nothing more to do here, and the open
+   * that follows says whether the index is usable.
+   */
+  static async dropRemote(uri: string): Promise<void> {
+    const { connect } = await lance();
+    const db = await connect(uri);
+    try {
+      await db.dropTable(TABLE).catch(() => undefined);
+    } finally {
+      db.close();
+    }
+  }
+
   get exists(): boolean {
     return this.table !== null;
   }
@@ -69,17 +86,6 @@ export class IndexStore {
     const field = (await this.table.schema()).fields.find((f) => f.name === 'vector');
     if (field === undefined) return null;
     return (field.type as { listSize?: number }).listSize ?? null;
-  }
-
-  async drop(): Promise<void> {
-    if (this.table !== null) {
-      this.table.close();
-      await this.db.dropTable(TABLE);
-      this.table = null;
-    } else {
-      // A table that could not be opened (or listed) may still be there: drop it, or find nothing to drop.
-      await this.db.dropTable(TABLE).catch(() => undefined);
-    }
   }
 
   async count(): Promise<number> {
@@ -196,6 +202,8 @@ export class IndexStore {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.table?.close();
     this.db.close();
   }
@@ -210,9 +218,18 @@ async function openRows(db: Connection): Promise<Table | null> {
   return db.openTable(TABLE).catch(() => null);
 }
 
+/**
+ * A LanceDB error as one line for a person: its first line before the chain of causes, without the Rust
+ * source paths it carries (the whole error stays as the cause, shown with --debug).
+ */
+export function lanceMessage(error: unknown): string {
+  const first = errorMessage(error).split('\n')[0]!.split(/\s*Caused by:/)[0]!;
+  return first.replace(/,?\s*\/\S+\.rs:\d+:\d+/g, '').trim();
+}
+
 /** Wraps LanceDB failures in an error that says what to do. */
 export function indexError(action: string, error: unknown): VaultkeeperError {
-  return new VaultkeeperError('VK_INDEX', `the index could not ${action}: ${errorMessage(error).split('\n')[0]}`, {
+  return new VaultkeeperError('VK_INDEX', `the index could not ${action}: ${lanceMessage(error)}`, {
     hint: 'run `vaultkeeper reindex --clear` to rebuild it from the vault files (nothing is lost)',
     cause: error,
   });

@@ -144,7 +144,7 @@ export class Vault {
   }
 
   async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
-    const [{ search, validateSearch }, { IndexStore }, { indexUri }, { VaultkeeperError }] = await Promise.all([
+    const [{ search, validateSearch }, { IndexStore, lanceMessage }, { indexUri }, { VaultkeeperError }] = await Promise.all([
       import('../indexer/search.js'),
       import('../indexer/store.js'),
       import('../indexer/reindex.js'),
@@ -184,7 +184,7 @@ export class Vault {
         await reopen();
       }
       // The index is a projection: when it cannot be read, rebuild it from the files and search again.
-      options.onNote?.(`the index could not be searched (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); rebuilding it`);
+      options.onNote?.(`the index could not be searched (${lanceMessage(error)}); rebuilding it`);
       await this.reindex({ clear: true, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
       return run();
     }

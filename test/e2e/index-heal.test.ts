@@ -1,0 +1,98 @@
+/**
+ * A self-healing index (issue 13, deliverable 7): the index is a projection of the vault's files, so any
+ * damaged LanceDB file under .vaultkeeper/index is rebuilt by `reindex --clear`, and by `search` itself,
+ * with one line on stderr and never a stack or a Rust source path.
+ */
+import { cp, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { initVault } from '../helpers/vault.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const TABLE = '.vaultkeeper/index/rows.lance';
+
+/** Ways an index file gets damaged: each picks its file in the built table and breaks it. */
+const CORRUPTIONS: Array<{ name: string; damage: (table: string) => Promise<void> }> = [
+  { name: 'newest manifest overwritten with garbage', damage: async (t) => writeFile(await newestManifest(t), Buffer.from('not a lance manifest at all '.repeat(20))) },
+  { name: 'newest manifest truncated to 0 bytes', damage: async (t) => writeFile(await newestManifest(t), '') },
+  { name: 'data file overwritten', damage: async (t) => writeFile(await firstFile(path.join(t, 'data'), '.lance'), Buffer.alloc(300, 7)) },
+  { name: 'full-text index file overwritten', damage: async (t) => writeFile(await ftsFile(t), Buffer.alloc(300, 7)) },
+];
+
+/** Manifests are named u64::MAX minus the version, so the newest has the smallest name. */
+async function newestManifest(table: string): Promise<string> {
+  const names = (await readdir(path.join(table, '_versions'))).filter((n) => n.endsWith('.manifest')).sort();
+  expect(names.length).toBeGreaterThan(0);
+  return path.join(table, '_versions', names[0]!);
+}
+
+async function firstFile(dir: string, suffix: string): Promise<string> {
+  const name = (await readdir(dir)).find((n) => n.endsWith(suffix));
+  expect(name).toBeDefined();
+  return path.join(dir, name!);
+}
+
+/** An inverted-list file of a full-text index (the btree indices hold page_* files instead). */
+async function ftsFile(table: string): Promise<string> {
+  const indices = path.join(table, '_indices');
+  for (const dir of await readdir(indices)) {
+    const files = await readdir(path.join(indices, dir));
+    const invert = files.find((n) => n.includes('invert'));
+    if (invert !== undefined) return path.join(indices, dir, invert);
+  }
+  throw new Error('no full-text index file found');
+}
+
+function expectNoStack(stderr: string): void {
+  expect(stderr).not.toMatch(/\n\s+at |\.rs:\d+|Caused by|cargo/);
+}
+
+describe('a corrupt index heals', () => {
+  const tempDir = useTempDir();
+
+  it('is rebuilt by reindex --clear and by search itself, for every damaged file', async () => {
+    const dir = await tempDir();
+    const root = await initVault(dir);
+    for (const fact of ['The heron nests by the quarry lake', 'Aurora prefers green tea over coffee', 'The ferry to Lindholm leaves at 7:40']) {
+      expect((await runCli(['remember', fact], { cwd: root })).code).toBe(0);
+    }
+    await writeFile(path.join(root, '2_Areas', 'birds.md'), '# Birds\n\nThe kingfisher hunts along the mill stream.\n');
+    const built = await runCli(['reindex', '--json'], { cwd: root });
+    expect(built.code, built.stderr).toBe(0);
+    expect((JSON.parse(built.stdout) as { facts: number; pages: number }).facts).toBe(3);
+    const good = path.join(dir, 'good-index');
+    await cp(path.join(root, '.vaultkeeper', 'index'), good, { recursive: true });
+
+    const restore = async (): Promise<void> => {
+      await rm(path.join(root, '.vaultkeeper', 'index'), { recursive: true, force: true });
+      await cp(good, path.join(root, '.vaultkeeper', 'index'), { recursive: true });
+    };
+    const searchFinds = async (query: string, text: RegExp): Promise<string> => {
+      const found = await runCli(['search', query, '--json'], { cwd: root });
+      expect(found.code, found.stderr).toBe(0);
+      expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results.map((r) => r.text).join('\n')).toMatch(text);
+      return found.stderr;
+    };
+
+    for (const { name, damage } of CORRUPTIONS) {
+      await restore();
+      await damage(path.join(root, TABLE));
+      const cleared = await runCli(['reindex', '--clear', '--json'], { cwd: root });
+      expect(cleared.code, `${name}: ${cleared.stderr}`).toBe(0);
+      expect(JSON.parse(cleared.stdout)).toMatchObject({ rebuilt: 'requested', facts: 3 });
+      expectNoStack(cleared.stderr);
+      await searchFinds('heron quarry', /heron nests/);
+      await searchFinds('kingfisher', /kingfisher hunts/);
+
+      await restore();
+      await damage(path.join(root, TABLE));
+      const stderr = await searchFinds('ferry Lindholm', /ferry to Lindholm/);
+      const lines = stderr.split('\n').filter((l) => l !== '');
+      expect(lines, `${name}: ${stderr}`).toHaveLength(1);
+      expect(lines[0]).toMatch(/^vaultkeeper: .*rebuild/);
+      expectNoStack(stderr);
+      await searchFinds('Aurora tea', /green tea/);
+    }
+  }, 90_000);
+});
