@@ -68,8 +68,10 @@ describe('dream', () => {
     expect(git(root, 'show', '--stat', '--format=', 'HEAD')).not.toMatch(/logs\//);
     expect(git(root, 'status', '--porcelain')).toBe('');
     // search now finds pages
-    const found = await runJson<{ results: Array<{ kind: string; path: string }> }>(['--vault', root, 'search', 'brewing method']);
-    expect(found.results[0]).toMatchObject({ kind: 'page', path: '3_Personal/Coffee.md' });
+    const found = await runJson<{ results: Array<{ kind: string; path: string; text: string }> }>(['--vault', root, 'search', 'brewing method']);
+    // the current value comes first (MEMORY.md's Current list may state it before the page does)
+    expect(found.results[0]!.text).toContain('AeroPress');
+    expect(found.results.find((r) => r.kind === 'page')).toMatchObject({ path: '3_Personal/Coffee.md' });
 
     const again = await runCli(['--vault', root, 'dream']);
     expect(again.code).toBe(0);

@@ -219,9 +219,11 @@ describe('nothing is silently lost', () => {
     const late = await vault.search('harpsichord recital', { recordRecall: false });
     expect(late[0]).toMatchObject({ kind: 'fact', date: '2026-06-02' });
     // a person removes a citation from a page: the fact comes back as a fact
-    const page = dreamt.pages.created.find((p) => p.endsWith('Music.md'))!;
-    const file = path.join(vault.root, page);
-    const text = await readFile(file, 'utf8');
+    const citing = await Promise.all(dreamt.pages.created.map(async (p) => ({ p, text: await readFile(path.join(vault.root, p), 'utf8') })));
+    const page = citing.find((c) => c.text.includes('f-bbbbbbbbb1'));
+    expect(page).toBeDefined();
+    const file = path.join(vault.root, page!.p);
+    const text = page!.text;
     await writeFile(file, text.split('\n').filter((line) => !line.includes('f-bbbbbbbbb1')).join('\n'));
     const back = await vault.search('cello orchestra', { recordRecall: false, kind: 'fact' });
     expect(back.map((r) => r.id)).toEqual(['f-bbbbbbbbb1']);
