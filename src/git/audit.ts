@@ -90,6 +90,12 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
       return (await g.raw(['rev-parse', 'HEAD'])).trim();
     } catch (error) {
       const message = errorMessage(error);
+      if (/No space left on device|Out of diskspace|ENOSPC/i.test(message)) {
+        throw new VaultkeeperError('VK_DISK_FULL', 'the disk is full: git could not commit', {
+          hint: 'free some space; the change itself is saved in the files and the next command commits it',
+          cause: error,
+        });
+      }
       if (message.includes('index.lock') && attempt < 20) {
         await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
         continue;
@@ -179,7 +185,7 @@ export interface WorkingChange {
 
 /** Files that differ from HEAD: a person's edits not yet committed (or a crash's leftovers). */
 export async function uncommittedChanges(root: string): Promise<WorkingChange[]> {
-  const out = await git(root).raw(['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const out = await git(root).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all']);
   const changes: WorkingChange[] = [];
   const parts = out.split('\u0000');
   for (let i = 0; i < parts.length; i++) {

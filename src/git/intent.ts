@@ -93,7 +93,7 @@ export async function finishInterrupted(lock: WriteLock, config: Config): Promis
  * failed) are stored: the next writer commits them, so a retry never duplicates them.
  */
 async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recovered | null> {
-  const out = await simpleGit({ baseDir: lock.root, config: ['core.quotepath=false'] }).raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
+  const out = await simpleGit({ baseDir: lock.root, config: ['core.quotepath=false'] }).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
   const paths = out
     .split('\u0000')
     .filter((entry) => entry.length > 3 && entry[0] !== 'R' && entry[0] !== 'D' && entry[1] !== 'D')

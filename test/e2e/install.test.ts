@@ -21,8 +21,11 @@ describe('the packed tarball', () => {
   let tarball = '';
   let install = { stdout: '', stderr: '' };
   // npm with the user's npm settings, but none of the repo's (the install happens outside it).
-  const env = { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false' } as NodeJS.ProcessEnv;
-  for (const key of Object.keys(env)) if (key.startsWith('npm_') && key !== 'npm_config_update_notifier' && key !== 'npm_config_cache') delete env[key];
+  // Only what a person's shell would hold: `npm test` adds npm_* settings and the repo's node_modules/.bin
+  // to PATH, and with those npm installs optional peers a plain install leaves out.
+  const env: NodeJS.ProcessEnv = { NO_COLOR: '1', npm_config_update_notifier: 'false' };
+  for (const key of ['HOME', 'USER', 'TMPDIR', 'LANG', 'NODE_EXTRA_CA_CERTS', 'npm_config_cache']) if (process.env[key] !== undefined) env[key] = process.env[key];
+  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !dir.includes('node_modules')).join(path.delimiter);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vk-install-'));

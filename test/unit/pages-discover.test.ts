@@ -75,7 +75,9 @@ describe('listWikiPages', () => {
     ]);
   });
 
-  test('does not follow symbolic links, in or out of the vault', async () => {
+  // A note linked into the vault (an Obsidian habit) is a page that is read and indexed, never rewritten
+  // (DESIGN §9); a linked folder is not followed, so a loop or a folder outside never enters the walk.
+  test('lists a linked markdown file as a page, and follows no linked folder, in or out of the vault', async () => {
     const root = await tempDir();
     const outside = await tempDir();
     await writeTree(outside, { 'secret.md': 'outside', 'dir/inner.md': 'outside' });
@@ -85,7 +87,7 @@ describe('listWikiPages', () => {
     await symlink(path.join(root, '2_Areas'), path.join(root, 'again'), 'dir');
     await symlink(root, path.join(root, '2_Areas', 'loop'), 'dir');
     await symlink(path.join(root, 'missing.md'), path.join(root, 'broken.md'));
-    expect(await listWikiPages(root)).toEqual(['2_Areas/Coffee.md']);
+    expect(await listWikiPages(root)).toEqual(['2_Areas/Coffee.md', 'secret.md']);
   });
 
   test('an empty vault has no pages; a missing one neither', async () => {
