@@ -143,7 +143,12 @@ export async function search(
   });
   const current = await supersede(store, scored, where);
   const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score, parsed))), k, options);
-  if (options.recordRecall ?? true) await recordRecall(ctx.root, query, options, results);
+  if (options.recordRecall ?? true) {
+    // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
+    await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
+      if (!['EROFS', 'EACCES', 'EPERM', 'ENOSPC'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    });
+  }
   return results;
 }
 

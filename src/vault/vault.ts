@@ -155,9 +155,15 @@ export class Vault {
       try {
         await this.reindex({ lockWaitMs: 2_000, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
       } catch (error) {
-        // Another indexer (the watcher, the daemon) holds the lock: search what is there, and say so.
-        if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
-        options.onNote?.('another process is indexing the vault; these results may miss its latest changes');
+        // A vault on a read-only mount cannot be indexed, but its index can still be read: search it, and say so.
+        const fsCode = (error as NodeJS.ErrnoException).code;
+        if (fsCode === 'EROFS' || fsCode === 'EACCES' || fsCode === 'EPERM') {
+          options.onNote?.('the vault is read-only here: searching its index as it is, without bringing it up to date');
+        } else {
+          // Another indexer (the watcher, the daemon) holds the lock: search what is there, and say so.
+          if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+          options.onNote?.('another process is indexing the vault; these results may miss its latest changes');
+        }
       }
     }
     const embedder = await this.loadEmbedder(options.onNote);

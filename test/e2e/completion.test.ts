@@ -65,4 +65,30 @@ describe('vaultkeeper completion', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^vaultkeeper: .*'tcsh'.*bash, zsh, fish\.?\n$/);
   });
+
+  // fish and zsh are not on every machine (Debian: apt-get install fish zsh); each case says so when absent.
+  const has = (shell: string): Promise<boolean> => run(shell, ['--version']).then(() => true, () => false);
+
+  it('fish offers commands, subcommands and options through its own completion engine', async (ctx) => {
+    if (!(await has('fish'))) ctx.skip('fish is not installed here');
+    const dir = await tempDir();
+    const file = path.join(dir, 'vaultkeeper.fish');
+    await writeFile(file, (await runCli(['completion', 'fish'])).stdout);
+    const ask = async (line: string): Promise<string[]> => {
+      const { stdout } = await run('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`]);
+      return stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!).sort();
+    };
+    expect(await ask('vaultkeeper dae')).toEqual(['daemon']);
+    expect(await ask('vaultkeeper daemon ')).toEqual(['log', 'start', 'status', 'stop']);
+    expect(await ask('vaultkeeper doctor --f')).toEqual(['--fix']);
+  });
+
+  it('zsh loads the script and registers it for vaultkeeper', async (ctx) => {
+    if (!(await has('zsh'))) ctx.skip('zsh is not installed here');
+    const dir = await tempDir();
+    const file = path.join(dir, '_vaultkeeper.zsh');
+    await writeFile(file, (await runCli(['completion', 'zsh'])).stdout);
+    const { stdout } = await run('zsh', ['-f', '-c', `autoload -U compinit && compinit -u -D; source '${file}'; print -r -- \${_comps[vaultkeeper]}`]);
+    expect(stdout.trim()).toBe('_bash_complete -o filenames -F _vaultkeeper');
+  });
 });
