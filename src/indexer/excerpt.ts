@@ -3,6 +3,8 @@
  * not the whole section. The section's full range stays on the result so a caller can open the rest.
  */
 import stem from 'wink-porter2-stemmer';
+
+export { stem };
 import { normalizeText } from '../text/normalize.js';
 import type { Hit } from './store.js';
 
@@ -27,14 +29,14 @@ export function stems(words: readonly string[]): Set<string> {
   return new Set(words.flatMap((w) => normalizeText(w).split(' ')).filter((w) => w !== '').map(stem));
 }
 
-export function excerpt(hit: Hit, queryStems: ReadonlySet<string>, maxLines = EXCERPT_LINES): Excerpt {
+export function excerpt(hit: Hit, queryStems: ReadonlySet<string>, maxLines = EXCERPT_LINES, stemOf: (word: string) => string = stem): Excerpt {
   const lines = hit.text.split('\n');
   const candidates: Array<{ index: number; matched: number }> = [];
   lines.forEach((line, index) => {
     if (line.trim() === '' || HEADING_RE.test(line)) return;
     // MEMORY.md's prose is the generator's template; only its list items are content.
     if (hit.kind === 'core' && !LIST_ITEM_RE.test(line)) return;
-    const words = new Set(normalizeText(line.replace(CITATION_RE, ' ')).split(' ').map(stem));
+    const words = new Set(normalizeText(line.replace(CITATION_RE, ' ')).split(' ').map(stemOf));
     let matched = 0;
     for (const s of queryStems) if (words.has(s)) matched++;
     candidates.push({ index, matched });

@@ -11,8 +11,8 @@ import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { VaultContext } from '../vault/context.js';
-import { excerpt, stems } from './excerpt.js';
-import { parseQuery, passesFilters, type ParsedQuery } from './query.js';
+import { EXCERPT_LINES, excerpt, stem, stems, type Excerpt } from './excerpt.js';
+import { parseQuery, passesFilters } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 
@@ -142,7 +142,8 @@ export async function search(
     now: options.now ?? new Date(),
   });
   const current = await supersede(store, scored, where);
-  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score, parsed))), k, options);
+  const shownLines = excerptReader([...parsed.terms, ...parsed.phrases]);
+  const results = bound(rank(contenders(current, k).map((entry) => toResult(entry.hit, entry.score, shownLines))), k, options);
   if (options.recordRecall ?? true) {
     // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
     await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
@@ -240,8 +241,36 @@ function bound(results: readonly SearchResult[], k: number, options: SearchOptio
   return out;
 }
 
-function toResult(hit: Hit, score: number, query: ParsedQuery): SearchResult {
-  const shown = hit.kind === 'fact' ? null : excerpt(hit, stems([...query.terms, ...query.phrases]));
+/**
+ * The entries that can be among the first k: those whose shown score is at least the k-th best (ties
+ * included, since date, path and line order them, and a page's shown lines set its line and date).
+ * Reading a section's matching lines is most of a result's cost, so the others are never read.
+ */
+function contenders(entries: readonly Scored[], k: number): Scored[] {
+  if (entries.length <= k) return [...entries];
+  const cut = entries.map((entry) => shownScore(entry.score)).sort((a, b) => b - a)[k - 1]!;
+  return entries.filter((entry) => shownScore(entry.score) >= cut);
+}
+
+/** The score as a result shows it (six decimals, at most 1); ranking uses this one. */
+function shownScore(score: number): number {
+  return Math.round(Math.min(1, score) * 1e6) / 1e6;
+}
+
+/** Reads a section's matching lines for one query, stemming each word of the sections once. */
+function excerptReader(words: readonly string[]): (hit: Hit) => Excerpt {
+  const queryStems = stems(words);
+  const known = new Map<string, string>();
+  const stemOf = (word: string): string => {
+    let stemmed = known.get(word);
+    if (stemmed === undefined) known.set(word, (stemmed = stem(word)));
+    return stemmed;
+  };
+  return (hit) => excerpt(hit, queryStems, EXCERPT_LINES, stemOf);
+}
+
+function toResult(hit: Hit, score: number, shownLines: (hit: Hit) => Excerpt): SearchResult {
+  const shown = hit.kind === 'fact' ? null : shownLines(hit);
   return {
     kind: hit.kind,
     path: hit.path,
@@ -253,7 +282,7 @@ function toResult(hit: Hit, score: number, query: ParsedQuery): SearchResult {
     heading: hit.heading === '' ? null : hit.heading,
     heading_path: hit.heading_path === '' ? null : hit.heading_path,
     text: shown?.text ?? hit.text,
-    score: Math.round(Math.min(1, score) * 1e6) / 1e6,
+    score: shownScore(score),
     date: shown?.date ?? hit.date,
     link: obsidianLink(hit),
     category: hit.category === '' ? null : hit.category,
