@@ -2,8 +2,8 @@
  * The page lifecycle (issue 10): a page the dream made that has gone cold moves to 5_Archives/ under the
  * same relative name, byte for byte, in the run's scratch tree (so the run's one commit records the move
  * and `git log --follow` keeps its history). Cold means: for `dream.archive_after_days`, measured on the
- * run's clock, no fact cited on it is newer, no search returned it or a fact it cites, and no person
- * edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
+ * run's clock, no fact cited on it is newer, no dream run changed it (so no citation was added), no
+ * search returned it or a fact it cites, and no person edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
  * generated pages, a page without citations (a hub, say), nor a page this run already changed.
  * Nothing is deleted: search finds an archived page with --archived, and links to it still resolve by
  * its file name.
@@ -11,7 +11,7 @@
 import { lstat, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
-import { history } from '../git/audit.js';
+import { history, type HistoryEntry } from '../git/audit.js';
 import { movePath } from '../git/worktree.js';
 import { listWikiPages } from '../pages/discover.js';
 import { readRecallEvents } from '../recall/events.js';
@@ -69,8 +69,10 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     const commits = await history(input.tree, { path: `:(literal)${rel}` });
     // Only a page the dream created is the dream's to retire.
     if (commits.at(-1)?.op !== 'dream') continue;
-    const edited = commits.filter((c) => c.op === null || c.op === 'snapshot').map((c) => localStamp(new Date(c.date), input.timeZone).date);
-    last = edited.reduce((max, d) => (d > max ? d : max), last);
+    // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
+    // consolidated today leaves pages that are new, whatever the dates of their facts.
+    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map((c) => localStamp(commitTime(c), input.timeZone).date);
+    last = touched.reduce((max, d) => (d > max ? d : max), last);
     if (last >= since) continue;
     candidates.push({ from: rel, to: `${ARCHIVE_DIR}${rel}`, lastActive: last });
   }
@@ -90,6 +92,12 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     moved.push(page);
   }
   return moved;
+}
+
+/** When a commit happened: a dream's on the run's own clock (its run id), so a run dated by a test or a replay counts as of then. */
+function commitTime(commit: HistoryEntry): Date {
+  const run = /^Vaultkeeper-Run: r-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/m.exec(commit.message);
+  return run === null ? new Date(commit.date) : new Date(`${run[1]}-${run[2]}-${run[3]}T${run[4]}:${run[5]}:${run[6]}Z`);
 }
 
 /** The last local day each page path and each fact id appeared in a search's results. */

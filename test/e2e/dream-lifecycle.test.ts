@@ -82,24 +82,24 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     const hits = await vault.search('garden bed morning sun', { now: at('2026-06-20') });
     expect(hits.some((h) => h.path.endsWith('Garden.md'))).toBe(true);
     await add(vault, [{ text: 'Booked a train to Porto', date: '2026-07-02', tags: ['travel'] }]);
-    // Carol's newest fact is of 2026-01-06: on 2026-07-04 that is 179 days.
-    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-04') });
+    // Carol's page was last changed by the run of 2026-01-10 (her newest fact is of 01-06): on 07-08 that is 179 days.
+    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-08') });
     expect(result.status, result.reason).toBe('ok');
     expect(result.pages.archived).toEqual([]);
     expect(await read(vault, CAROL)).toBe(carolBefore);
   });
 
   it('moves it to 5_Archives in the dream commit after that, listed in the result, summary and message', async () => {
-    await add(vault, [{ text: 'Booked a hotel in Porto', date: '2026-07-05', tags: ['travel'] }]);
-    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-06') });
+    await add(vault, [{ text: 'Booked a hotel in Porto', date: '2026-07-08', tags: ['travel'] }]);
+    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-09') });
     expect(result.status, result.reason).toBe('ok');
     expect(result.pages.archived).toEqual([{ from: CAROL, to: ARCHIVED }]);
-    expect(result.summary).toContain(`archived 1 pages unused since 2026-01-06 (${CAROL})`);
+    expect(result.summary).toContain(`archived 1 pages unused since 2026-01-10 (${CAROL})`);
     // Byte for byte, in one commit that git reads as a move, so the page's history follows it.
     expect(await exists(vault, CAROL)).toBe(false);
     expect(await read(vault, ARCHIVED)).toBe(carolBefore);
     const message = await git(vault.root, ['log', '-1', '--format=%B']);
-    expect(message).toMatch(/^dream: 2026-07-05\.\.2026-07-05 → pages \+\d+ ~\d+ >1 /);
+    expect(message).toMatch(/^dream: 2026-07-08\.\.2026-07-08 → pages \+\d+ ~\d+ >1 /);
     expect(message).toContain(`> ${CAROL} -> ${ARCHIVED}`);
     expect(await git(vault.root, ['show', '--format=', '--name-status', '-M', 'HEAD'])).toMatch(new RegExp(`^R100\\t${CAROL}\\t${ARCHIVED}$`, 'm'));
     const followed = (await git(vault.root, ['log', '--follow', '--format=%s', '--', ARCHIVED])).trim().split('\n');
@@ -137,8 +137,8 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
   it('keeps links to it resolving, and a new fact about Carol opens a live page again', async () => {
     const doctor = await runJson<{ problems: Array<{ code: string; path: string }> }>(['--vault', vault.root, 'doctor']);
     expect(doctor.problems.filter((p) => p.code === 'BROKEN_LINK' || p.code === 'BROKEN_CITATION')).toEqual([]);
-    await add(vault, [{ text: 'Carol Diaz opened a second studio in Porto', date: '2026-07-08' }]);
-    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-09') });
+    await add(vault, [{ text: 'Carol Diaz opened a second studio in Porto', date: '2026-07-10' }]);
+    const result = await vault.dream({ force: true, offline: true, now: at('2026-07-11') });
     expect(result.status, result.reason).toBe('ok');
     expect(await read(vault, CAROL)).toContain('Carol Diaz opened a second studio in');
     expect(await read(vault, ARCHIVED)).toBe(carolBefore); // the archive is not written to
