@@ -4,7 +4,8 @@
  * and `git log --follow` keeps its history). Cold means: for `dream.archive_after_days`, measured on the
  * run's clock, no fact cited on it is newer, no dream run changed it (so no citation was added), no
  * search returned it or a fact it cites, and no person edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
- * generated pages, a page without citations (a hub, say), nor a page this run already changed.
+ * generated pages, a page without citations (a hub, say), a page with an open commitment still ahead,
+ * nor a page this run already changed.
  * Nothing is deleted: search finds an archived page with --archived, and links to it still resolve by
  * its file name.
  */
@@ -17,6 +18,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { readRecallEvents } from '../recall/events.js';
 import { confinedPath } from '../vault/confine.js';
 import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
+import { dueOf } from './commitments.js';
 
 export interface ArchiveInput {
   /** The scratch worktree the run writes in. */
@@ -61,8 +63,9 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     const abs = path.join(input.tree, rel);
     // A page linked in (a symlink) is read, never moved or rewritten (DESIGN §9).
     if (!(await lstat(abs)).isFile()) continue;
-    const cites = [...(await readFile(abs, 'utf8')).matchAll(CITED_DATE_RE)];
-    if (cites.length === 0) continue;
+    const text = await readFile(abs, 'utf8');
+    const cites = [...text.matchAll(CITED_DATE_RE)];
+    if (cites.length === 0 || stillDue(text, today)) continue;
     let last = cites.reduce((max, m) => (m[1]! > max ? m[1]! : max), '');
     last = [recalled.get(rel), ...cites.map((m) => recalled.get(m[2]!))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
     if (last >= since) continue;
@@ -92,6 +95,17 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     moved.push(page);
   }
   return moved;
+}
+
+/** True when the page holds an open commitment due today or later: a promise ahead is not cold. */
+function stillDue(text: string, today: string): boolean {
+  let open = false;
+  for (const line of text.split('\n')) {
+    if (/^#{1,6}\s/.test(line)) open = /^##\s+Open commitments\s*$/.test(line);
+    const due = open ? dueOf(line) : null;
+    if (due !== null && due >= today) return true;
+  }
+  return false;
 }
 
 /** When a commit happened: a dream's on the run's own clock (its run id), so a run dated by a test or a replay counts as of then. */

@@ -122,7 +122,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     }
   }
   const today = input.now.toISOString().slice(0, 10);
-  for (const page of pages.values()) if (pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
+  // An archived page is left as it was archived.
+  for (const page of pages.values()) if (!page.rel.startsWith(ARCHIVE_DIR) && pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
   for (const [page, date] of touched) {
     if (date === '') continue;
     if (page.isNew && page.property('created') === null) page.setProperty('created', date);

@@ -66,6 +66,7 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
       { text: 'Tomatoes need staking by June', date: '2026-01-05', tags: ['garden'] },
       { text: 'The garden bed by the fence gets morning sun', date: '2026-01-06', tags: ['garden'] },
       { text: 'Compost goes on the garden in March', date: '2026-01-06', tags: ['garden'] },
+      { text: 'Will renew the car insurance by 2026-12-01', date: '2026-01-06', category: 'commitment' },
     ]);
     const first = await vault.dream({ force: true, offline: true, now: at('2026-01-10') });
     expect(first.status, first.reason).toBe('ok');
@@ -105,8 +106,9 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     const followed = (await git(vault.root, ['log', '--follow', '--format=%s', '--', ARCHIVED])).trim().split('\n');
     expect(followed).toHaveLength(2); // the archiving run and the run that wrote the page
     expect(await read(vault, 'log.md')).toMatch(/pages \+\d+ ~\d+ >1 · facts 1\n$/);
-    // The recalled garden page and the person's own page (as old, never recalled) stay.
+    // The recalled garden page, a page with a promise still ahead and the person's own page (as old, never recalled) stay.
     expect(await exists(vault, '2_Areas/Garden.md')).toBe(true);
+    expect(await read(vault, '1_Projects/Commitments.md')).toContain('(due 2026-12-01)');
     expect(await exists(vault, OWN)).toBe(true);
     expect(await git(vault.root, ['status', '--porcelain'])).toBe('');
   });
