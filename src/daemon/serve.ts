@@ -3,10 +3,10 @@
  * current and the query socket answers `search` and `status`, with none of the daemon's scheduled jobs
  * (dreams, extraction, digests). It holds the daemon's lock, so a daemon and a server never share the socket.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { acquireLock } from '../core/lock.js';
+import { mkdirConfined } from '../vault/confined-write.js';
 import { openVault } from '../vault/vault.js';
 import { runningDaemon } from './pidfile.js';
 import { startWarm } from './warm.js';
@@ -14,7 +14,7 @@ import { startWarm } from './warm.js';
 export interface ServeOptions {
   root: string;
   env?: NodeJS.ProcessEnv;
-  /** Called once queries are answered, with the socket's path. */
+  /** Called once queries are answered from an index brought up to date, with the socket's path. */
   onReady?: (socket: string) => void;
   /** Indexing failures and the like, for a person watching. */
   onNote?: (message: string) => void;
@@ -29,7 +29,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       hint: 'use it as it is, or stop it with `vaultkeeper daemon stop` first',
     });
   }
-  await mkdir(path.join(root, '.vaultkeeper/locks'), { recursive: true });
+  await mkdirConfined(root, '.vaultkeeper/locks');
   let release: () => Promise<void>;
   try {
     release = await acquireLock(root, 'daemon', { waitMs: 0 });
@@ -52,6 +52,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
           hint: `check that ${path.join(root, '.vaultkeeper/run')} is a folder this user owns`,
         });
       }
+      await Promise.race([warm.caughtUp, new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))]);
       if (!stop.signal.aborted) {
         options.onReady?.(warm.queries.path);
         await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));

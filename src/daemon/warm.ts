@@ -18,6 +18,8 @@ export interface WarmVault {
   /** The socket queries are answered on, or null when it could not be opened (then `socketProblem` says why). */
   queries: QueryServer | null;
   socketProblem: string | null;
+  /** Resolves once the first full indexing pass is done (queries wait for it). */
+  caughtUp: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
   return {
     queries,
     socketProblem,
+    caughtUp,
     close: async () => {
       await queries?.close().catch(() => undefined);
       await watcher.close().catch(() => undefined);
