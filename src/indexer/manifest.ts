@@ -7,8 +7,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
-/** 2: rows carry `context` and `subject` (an older index is rebuilt). */
-const VERSION = 2;
+/** 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section (an older index is rebuilt). */
+const VERSION = 3;
 
 export interface FileEntry {
   size: number;
