@@ -1,5 +1,5 @@
 /**
- * A fact's passage: the facts appended with it (same batch header, so same source and day), itself
+ * A fact's passage: the facts appended with it (under the same batch header: one write, one source), itself
  * included, up to CONTEXT_NEIGHBOURS places either side. A question often uses the words of the
  * neighbouring fact, so a fact row, and after a dream the page line that cites it, are findable by
  * their passage (the lower-weight context field, DESIGN §6). Forgotten facts are never in a passage.
@@ -24,7 +24,7 @@ export function passagesOf(facts: readonly Fact[]): Map<string, string> {
     const passage: string[] = [];
     for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
       const other = facts[i];
-      if (other !== undefined && other.time === fact.time && other.source === fact.source) passage.push(other.text);
+      if (other !== undefined && other.batch === fact.batch) passage.push(other.text);
     }
     out.set(fact.id, passage.join('\n'));
   });

@@ -19,8 +19,8 @@ const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
 const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
 const LINK_RE = /!?\[\[[^\]]*\]\]/g;
-/** MEMORY.md sections that the generator (dream/generate.ts) fills with statistics, not memories. */
-const GENERATED_CORE_SECTIONS = ['Pages'];
+/** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
+const GENERATED_CORE_SECTIONS = ['Often recalled', 'Pages'];
 
 export interface ProjectionInputs {
   journal: Journal;

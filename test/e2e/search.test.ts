@@ -81,6 +81,14 @@ describe('the context field', () => {
     expect(byId.has('f-bbbbbbbbb4')).toBe(false);
     await vault.close();
   });
+
+  it('takes the context from one batch only, even when the next has the same minute and source', async () => {
+    const log = ['# 2026-06-03', '', '## 10:00 · cli', '- [fact] Carol runs the pottery studio ^f-hhhhhhhhh1', '', '## 10:00 · cli', '- [fact] The garden bed gets morning sun ^f-hhhhhhhhh2', ''].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { 'logs/2026-06-03.md': log } });
+    await vault.reindex();
+    expect(await ids(vault, 'garden morning sun')).toEqual(['f-hhhhhhhhh2']);
+    await vault.close();
+  });
 });
 
 describe('current before superseded', () => {
@@ -265,9 +273,13 @@ describe('only content is searchable', () => {
       '',
       '- home city:: Lisbon — [[Places]]',
       '',
-      '## Often recalled',
+      '## Principles',
       '',
       '_Nothing keyed yet._',
+      '',
+      '## Often recalled',
+      '',
+      '- [[Places]] (recalled 3 times)',
       '',
       '## Pages',
       '',
@@ -276,9 +288,9 @@ describe('only content is searchable', () => {
     ].join('\n');
     const vault = await makeVault(await tempDir(), { config: NONE, files: { ...PEOPLE, 'MEMORY.md': memory } });
     await vault.reindex();
-    for (const query of ['what searches recall most', 'regenerated after each dream', 'edit the pages', 'nothing keyed yet', 'what is the memory', '3_Personal 24 pages']) {
+    for (const query of ['what searches recall most', 'regenerated after each dream', 'edit the pages', 'nothing keyed yet', 'what is the memory', '3_Personal 24 pages', 'places recalled 3 times']) {
       const results = await vault.search(query, { refresh: false, recordRecall: false, now: NOW });
-      for (const r of results) expect(r.text).not.toMatch(/regenerated|Edit the pages|Nothing keyed|3_Personal/);
+      for (const r of results) expect(r.text).not.toMatch(/regenerated|Edit the pages|Nothing keyed|3_Personal|recalled 3/);
     }
     const [core] = await vault.search('home city', { refresh: false, recordRecall: false, kind: 'core', now: NOW });
     expect(core).toMatchObject({ kind: 'core', text: '- home city:: Lisbon — [[Places]]', line: 7 });
