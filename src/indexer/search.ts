@@ -1,8 +1,8 @@
 /**
  * Hybrid search: full-text (BM25 with stemming, over a fact's own text and, at a lower weight, its
  * context) and vector results, fused into one score from 0 to 1. Questions work as queries (query.ts);
- * a superseded keyed value ranks below the current one; a page result is the matching lines of its
- * section (excerpt.ts); k, a character budget and a minimum score bound what comes back. Results come
+ * a superseded keyed value ranks below the current one; a page result is one statement of a section
+ * (statements.ts); k, a character budget and a minimum score bound what comes back. Results come
  * in a deterministic order: score, then date (newest first), then path, then line.
  */
 import path from 'node:path';
@@ -11,7 +11,6 @@ import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
-import { EXCERPT_LINES, excerpt, stem, stems, type Excerpt } from './excerpt.js';
 import { parseQuery, passesFilters } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
@@ -60,7 +59,7 @@ export interface SearchOptions {
 export interface SearchResult {
   kind: RowKind;
   path: string;
-  /** The lines shown: a fact's line, or the first and last matching line of a page section. */
+  /** The lines shown: a fact's line, or a page statement's first and last line. */
   line: number;
   line_end: number;
   /** The whole section a page result comes from (a fact: its line), to read the rest. */
@@ -142,8 +141,7 @@ export async function search(
     now: options.now ?? new Date(),
   });
   const current = await supersede(store, scored, where);
-  const shownLines = excerptReader([...parsed.terms, ...parsed.phrases]);
-  const results = bound(rank(contenders(current, k).map((entry) => toResult(entry.hit, entry.score, shownLines))), k, options);
+  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score))), k, options);
   if (options.recordRecall ?? true) {
     // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
     await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
@@ -241,53 +239,24 @@ function bound(results: readonly SearchResult[], k: number, options: SearchOptio
   return out;
 }
 
-/**
- * The entries that can be among the first k: those whose shown score is at least the k-th best (ties
- * included, since date, path and line order them, and a page's shown lines set its line and date).
- * Reading a section's matching lines is most of a result's cost, so the others are never read.
- */
-function contenders(entries: readonly Scored[], k: number): Scored[] {
-  if (entries.length <= k) return [...entries];
-  const cut = entries.map((entry) => shownScore(entry.score)).sort((a, b) => b - a)[k - 1]!;
-  return entries.filter((entry) => shownScore(entry.score) >= cut);
-}
-
-/** The score as a result shows it (six decimals, at most 1); ranking uses this one. */
-function shownScore(score: number): number {
-  return Math.round(Math.min(1, score) * 1e6) / 1e6;
-}
-
-/** Reads a section's matching lines for one query, stemming each word of the sections once. */
-function excerptReader(words: readonly string[]): (hit: Hit) => Excerpt {
-  const queryStems = stems(words);
-  const known = new Map<string, string>();
-  const stemOf = (word: string): string => {
-    let stemmed = known.get(word);
-    if (stemmed === undefined) known.set(word, (stemmed = stem(word)));
-    return stemmed;
-  };
-  return (hit) => excerpt(hit, queryStems, EXCERPT_LINES, stemOf);
-}
-
-function toResult(hit: Hit, score: number, shownLines: (hit: Hit) => Excerpt): SearchResult {
-  const shown = hit.kind === 'fact' ? null : shownLines(hit);
+function toResult(hit: Hit, score: number): SearchResult {
   return {
     kind: hit.kind,
     path: hit.path,
-    line: shown?.line ?? hit.line,
-    line_end: shown?.line_end ?? hit.line_end,
-    section: { line: hit.line, line_end: hit.line_end },
+    line: hit.line,
+    line_end: hit.line_end,
+    section: { line: hit.section_line, line_end: hit.section_end },
     id: hit.id === '' ? null : hit.id,
     title: hit.title === '' ? null : hit.title,
     heading: hit.heading === '' ? null : hit.heading,
     heading_path: hit.heading_path === '' ? null : hit.heading_path,
-    text: shown?.text ?? hit.text,
-    score: shownScore(score),
-    date: shown?.date ?? hit.date,
+    text: hit.text,
+    score: Math.round(Math.min(1, score) * 1e6) / 1e6,
+    date: hit.date,
     link: obsidianLink(hit),
     category: hit.category === '' ? null : hit.category,
     tags: hit.tags,
-    citations: shown?.citations ?? hit.citations,
+    citations: hit.citations,
   };
 }
 

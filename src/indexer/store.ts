@@ -22,7 +22,8 @@ export interface StoredRow extends IndexRow {
  * the page type, status and archived flag (filters and checks); fewer columns, less to read and convert.
  */
 const HIT_COLUMNS = [
-  'key', 'kind', 'path', 'line', 'line_end', 'id', 'date', 'category', 'tags', 'title', 'heading', 'heading_path', 'citations', 'text', 'subject',
+  'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading', 'heading_path',
+  'citations', 'text', 'subject',
 ] as const;
 
 export type Hit = Pick<IndexRow, (typeof HIT_COLUMNS)[number]> & {
@@ -266,6 +267,8 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
     new Field('path', new Utf8(), false),
     new Field('line', new Int32(), false),
     new Field('line_end', new Int32(), false),
+    new Field('section_line', new Int32(), false),
+    new Field('section_end', new Int32(), false),
     new Field('id', new Utf8(), false),
     new Field('date', new Utf8(), true),
     new Field('category', new Utf8(), false),
@@ -304,7 +307,10 @@ function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Hit[] {
     const vector = table.getChild(name);
     return vector === null ? new Array<unknown>(table.numRows).fill(null) : Array.from(vector.toArray() as ArrayLike<unknown>);
   };
-  const [key, kind, rel, line, lineEnd, id, date, category, tags, title, heading, headingPath, citations, text, subject, raw] = [...HIT_COLUMNS, rawColumn].map(column);
+  const [key, kind, rel, line, lineEnd, sectionLine, sectionEnd, id, date, category, tags, title, heading, headingPath, citations, text, subject, raw] = [
+    ...HIT_COLUMNS,
+    rawColumn,
+  ].map(column);
   const list = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.from(v as Iterable<unknown>, String));
   const hits: Hit[] = [];
   for (let i = 0; i < table.numRows; i++) {
@@ -314,6 +320,8 @@ function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Hit[] {
       path: String(rel![i]),
       line: Number(line![i]),
       line_end: Number(lineEnd![i]),
+      section_line: Number(sectionLine![i]),
+      section_end: Number(sectionEnd![i]),
       id: String(id![i]),
       date: date![i] === null || date![i] === undefined ? null : String(date![i]),
       category: String(category![i]),
