@@ -18,6 +18,7 @@ import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import type * as Projection from './projection.js';
 import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
+import { PassageReader, citedDates } from './passages.js';
 import { embeddingText, rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
 
@@ -167,6 +168,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     let projector: typeof Projection | null = null;
     let touched = false;
 
+    const passages = new PassageReader(ctx.root, tombstones);
     let cited: Set<string> | null = null;
     let citedChanged = false;
     let citedDigest = m.cited;
@@ -208,7 +210,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         continue;
       }
       projector ??= await import('./projection.js');
-      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set() });
+      if (sourceKind(rel) !== 'log') await passages.load(citedDates(content));
+      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set(), passage: (date, id) => passages.get(date, id) });
       const hashes: Record<string, string> = {};
       for (const row of rows) {
         const hash = rowHash(row);
