@@ -31,8 +31,9 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
     onError: hooks.onIndexError,
   });
   await watcher.ready;
-  // Queries wait for one full pass (changes made while nothing watched), then the watcher keeps the index current.
-  const caughtUp = vault().reindex().then(() => undefined, hooks.onIndexError);
+  // Queries wait for one full pass (changes made while nothing watched; the index's files verified once, as
+  // search's own pass no longer does), then the watcher keeps the index current.
+  const caughtUp = vault().reindex({ verify: true }).then(() => undefined, hooks.onIndexError);
   let socketProblem: string | null = null;
   const queries = await serveQueries(root, async (request) => {
     await caughtUp;
