@@ -77,12 +77,14 @@ export interface JournalEntry {
   updated: number;
   archived: number;
   facts: number;
+  /** The watermark after the run, when it is not `to` (a batch of late facts below it). */
+  watermark?: string;
 }
 
 export function journalLine(entry: JournalEntry): string {
   const at = entry.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const pages = `pages +${entry.created} ~${entry.updated}${entry.archived > 0 ? ` >${entry.archived}` : ''}`;
-  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.to} · ${pages} · facts ${entry.facts}`;
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}`;
 }
 
 export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {
@@ -158,7 +160,7 @@ export async function writeMemory(root: string, vaultRoot: string, run: string):
   if (recalled.length > 0) lines.push('## Often recalled', '', ...recalled.slice(0, 15), '');
   const counts = new Map<string, number>();
   for (const page of pages) counts.set(page.rel.split('/')[0]!, (counts.get(page.rel.split('/')[0]!) ?? 0) + 1);
-  lines.push('## Pages', '', ...[...counts.entries()].sort().map(([zone, n]) => `- ${zone}: ${n}`));
+  lines.push('## Pages', '', ...(counts.size > 0 ? [...counts.entries()].sort().map(([zone, n]) => `- ${zone}: ${n}`) : ['_No pages yet._']));
   await writeFile(await confinedPath(root, 'MEMORY.md'), `${lines.slice(0, MEMORY_LINES).join('\n').trimEnd()}\n`);
 }
 
