@@ -213,6 +213,28 @@ describe('facts dated at or below the watermark are pending for the next dream',
     expect(await gitStatus(root)).toEqual([]);
   });
 
+  it('a late day that keeps failing is skipped alone: the watermark stays and its facts stay searchable', async () => {
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG1, [`logs/${D2}.md`]: LOG2 }, 'dream:\n  max_retries: 1\n');
+    expect((await dream(root, '--offline')).status).toBe('ok');
+    const page = (await citations(root)).get(CELLO)!;
+    const late = await runJson<RememberJson>(['--vault', root, 'remember', 'Tunes the cello before every concert', '-t', 'music', '--date', D1]);
+    expect(late.late).toEqual([D1]);
+    // The model places the late fact but drops the day's earlier citations.
+    const server = await startLlm([
+      tools(call('write_page', { path: page, content: `---\ntitle: Music\n---\n# Music\n\n- Tunes the cello before every concert [[${D1}#^${late.facts[0]!.id}]]\n- Bought a new bow for the cello [[${D2}#^${BOW}]]\n` })),
+      tools(call('finish', { summary: 'placed it' })),
+    ]);
+    const result = await runCli(['--vault', root, 'dream', '--force', '--json'], { env: llmEnv(server.baseUrl) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'skipped', batch: { from: D1, to: D1 }, watermark: { before: D2, after: D2 } });
+    expect((await readJournal(root)).watermark).toBe(D2);
+    expect(await runJson<StatusJson>(['--vault', root, 'status'])).toMatchObject({ watermark: D2, pending_days: 0, facts_pending: 0 });
+    const found = await runJson<{ results: Array<{ kind: string; id: string }> }>(['--vault', root, 'search', 'tunes the cello concert']);
+    expect(found.results.some((r) => r.kind === 'fact' && r.id === late.facts[0]!.id)).toBe(true);
+    expect((await citations(root)).get(CELLO)).toBe(page);
+    expect(await gitStatus(root)).toEqual([]);
+  });
+
   it("MCP memory_remember's result says the next dream will place a fact dated at or below the watermark", async () => {
     const root = await makeVault({ [`logs/${D1}.md`]: LOG1 });
     expect((await dream(root, '--offline')).status).toBe('ok');
