@@ -101,6 +101,20 @@ export const ConfigSchema = z
         timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
         max_changed_pages: z.number().int().min(1).default(100).describe('Most pages one run may create, change or archive; more fails the safety check.'),
         max_archived_pages: z.number().int().min(0).default(10).describe('Most pages one run may archive.'),
+        archive_after_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(180)
+          .describe(
+            'A page the dream made moves to 5_Archives/ (never deleted; search --archived finds it) once this many days pass with no new fact cited on it, no search recalling it and no edit by a person. 0: never archive.',
+          ),
+        memory_lines: z
+          .number()
+          .int()
+          .min(12)
+          .default(80)
+          .describe('Most lines MEMORY.md holds; when the durable facts do not fit, its last line says how many were left out and on which pages.'),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),

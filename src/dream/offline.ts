@@ -122,7 +122,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     }
   }
   const today = input.now.toISOString().slice(0, 10);
-  for (const page of pages.values()) if (pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
+  // An archived page is left as it was archived.
+  for (const page of pages.values()) if (!page.rel.startsWith(ARCHIVE_DIR) && pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
   for (const [page, date] of touched) {
     if (date === '') continue;
     if (page.isNew && page.property('created') === null) page.setProperty('created', date);
@@ -199,10 +200,11 @@ interface Routing {
 async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => a.rel.localeCompare(b.rel));
+  // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
+  // starts a live page again under the same name, and links resolve to that one (the shorter path).
   const byName = (name: string): Page | undefined => {
     const want = normalizeText(name);
-    const matches = [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel));
-    return matches.find((p) => !p.rel.startsWith(ARCHIVE_DIR)) ?? matches[0];
+    return [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && !p.rel.startsWith(ARCHIVE_DIR) && normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel))[0];
   };
   // Entities that already have a page, by title and alias.
   const known = new Map<string, Entity>();
@@ -239,7 +241,10 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     }
     return n;
   };
-  const eligible = (entity: Entity): boolean => byName(entity.name) !== undefined || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
+  // An entity whose page was archived earned it once: a new fact about it opens a live page again.
+  const archivedTitles = new Set([...pages.values()].filter((p) => p.rel.startsWith(ARCHIVE_DIR)).map((p) => normalizeText(p.title)));
+  const eligible = (entity: Entity): boolean =>
+    byName(entity.name) !== undefined || archivedTitles.has(normalizeText(fileTitle(entity.name))) || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
   const mainOf = (fact: Fact): Mention | undefined => (mentions.get(fact.id) ?? []).find((m) => eligible(m.entity));
 
   // Tags that occur together on a fact share a topic page (union-find, deterministic by sorted names).

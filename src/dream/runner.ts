@@ -14,6 +14,7 @@ import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audi
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
 import { addWorktree, commitScratch, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
+import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
@@ -22,8 +23,10 @@ import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, un
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
+import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates } from './gate.js';
-import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex, writeMemory } from './generate.js';
+import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
+import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks } from './page-checks.js';
 import { batchKey, readDreamState, writeDreamState } from './state.js';
@@ -211,6 +214,12 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
     if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
     failpoint('dream:after-consolidate');
+    const archived = await archiveCold(ctx, tree, base, now);
+    if (archived.length > 0) {
+      for (const page of archived) emit({ type: 'page', path: page.to, action: 'archived' });
+      const moved = `archived ${archived.length} pages unused since ${archived.map((a) => `${a.lastActive} (${a.from})`).join(', ')}`;
+      result.summary = result.summary === undefined ? moved : `${result.summary}; ${moved}`;
+    }
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
@@ -235,7 +244,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const watermark = laterOf(journal.watermark, result.batch.to);
     await appendJournal(tree, journalLine({ at: now, run, from: result.batch.from, to: result.batch.to, watermark, created: pages.created.length, updated: pages.updated.length, archived: pages.archived.length, facts: facts.length }));
     await writeIndex(tree, run);
-    await writeMemory(tree, ctx.root, run);
+    await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     result.watermark.after = watermark;
 
     if (dryRun) {
@@ -266,6 +275,18 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   } finally {
     await removeWorktree(ctx.root, tree);
   }
+}
+
+/**
+ * Moves the pages that went cold to the archive, within what the run may still change
+ * (dream.max_archived_pages, dream.max_changed_pages): a page over the bound simply waits for the next run.
+ */
+async function archiveCold(ctx: VaultContext, tree: string, base: string, now: Date): Promise<ArchivedPage[]> {
+  const { archive_after_days: afterDays, max_archived_pages: maxArchived, max_changed_pages: maxChanged } = ctx.config.dream;
+  if (afterDays === 0) return [];
+  const changed = new Set((await worktreeChanges(tree, base)).map((c) => c.path));
+  const limit = Math.min(maxArchived, maxChanged - [...changed].filter((rel) => isWikiPagePath(rel)).length);
+  return archiveColdPages({ tree, vaultRoot: ctx.root, now, timeZone: ctx.timeZone, afterDays, limit, changed });
 }
 
 interface RunInput {

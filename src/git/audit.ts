@@ -5,11 +5,11 @@
  */
 import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
 import { redact } from '../core/redact.js';
+import { GitCommandError, gitRunner, type GitRunner } from './run.js';
 
 export const OP_TRAILER = 'Vaultkeeper-Op';
 const DEFAULT_NAME = 'vaultkeeper';
@@ -20,28 +20,29 @@ export interface Identity {
   email: string;
 }
 
-function git(root: string, identity?: Identity): SimpleGit {
+function git(root: string, identity?: Identity): GitRunner {
   const config = ['commit.gpgsign=false', 'core.quotepath=false'];
   // user.* set per call makes the identity both author and committer, even where git has none.
   if (identity !== undefined) config.push(`user.name=${identity.name}`, `user.email=${identity.email}`);
-  return simpleGit({ baseDir: root, trimmed: false, config });
+  return gitRunner(root, config);
 }
 
 /** Who the program commits as: config first, then git's own identity, then a fixed default. */
 export async function commitIdentity(root: string, config: Config): Promise<Identity> {
-  const g = git(root);
-  const read = async (key: string): Promise<string | undefined> => {
-    try {
-      const value = (await g.raw(['config', '--get', key])).trim();
-      return value === '' ? undefined : value;
-    } catch {
-      return undefined;
+  let name = config.git.author_name;
+  let email = config.git.author_email;
+  if (name === undefined || email === undefined) {
+    // One git process for both keys; where a key is set at several levels the last line wins, as in git.
+    const out = await git(root).raw(['config', '--get-regexp', '^user\\.(name|email)$']).catch(() => '');
+    for (const line of out.split('\n')) {
+      const match = /^user\.(name|email) (.*)$/i.exec(line);
+      const value = match?.[2]?.trim();
+      if (match === null || value === undefined || value === '') continue;
+      if (match[1]!.toLowerCase() === 'name') name = config.git.author_name ?? value;
+      else email = config.git.author_email ?? value;
     }
-  };
-  return {
-    name: config.git.author_name ?? (await read('user.name')) ?? DEFAULT_NAME,
-    email: config.git.author_email ?? (await read('user.email')) ?? DEFAULT_EMAIL,
-  };
+  }
+  return { name: name ?? DEFAULT_NAME, email: email ?? DEFAULT_EMAIL };
 }
 
 export async function isRepo(root: string): Promise<boolean> {
@@ -75,7 +76,9 @@ export function commitMessage(request: CommitRequest): string {
 
 /**
  * Commits the given paths. Returns the new commit's sha, or null when they hold no change (another
- * process committed them already). Retries briefly when a person's git holds the index lock.
+ * process committed them already). Retries briefly when a person's git holds the index lock. Two git
+ * processes in the common case (add, commit): the commit prints its full sha, and whether anything was
+ * staged is asked only when the commit refuses.
  */
 export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest): Promise<string | null> {
   const identity = await commitIdentity(lock.root, config);
@@ -84,10 +87,16 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
   for (let attempt = 0; ; attempt++) {
     try {
       await stagePaths(g, lock.root, paths);
-      const staged = (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
-      if (staged === '') return null;
-      await g.raw(['commit', '--quiet', '--no-verify', '-m', redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), '--', ...paths]);
-      return (await g.raw(['rev-parse', 'HEAD'])).trim();
+      let out: string;
+      try {
+        out = await g.raw(['-c', 'core.abbrev=no', 'commit', '--no-verify', '-m', redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), '--', ...paths]);
+      } catch (error) {
+        // Nothing staged for these paths: git refuses to commit, and there is nothing to do.
+        if (error instanceof GitCommandError && error.exitCode === 1 && (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim() === '') return null;
+        throw error;
+      }
+      // git's summary line, `[main 1f0c…] subject`, carries the full sha with core.abbrev=no.
+      return /^\[[^\]\n]* ([0-9a-f]{40,64})\]/m.exec(out)?.[1] ?? (await g.raw(['rev-parse', 'HEAD'])).trim();
     } catch (error) {
       const message = errorMessage(error);
       if (/No space left on device|Out of diskspace|ENOSPC/i.test(message)) {
@@ -122,7 +131,7 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
  * of a `git mv`) makes git add fail ("pathspec did not match"); its removal is staged already, so it
  * is left out of the add (the commit's pathspec still takes it).
  */
-async function stagePaths(g: SimpleGit, root: string, paths: readonly string[]): Promise<void> {
+async function stagePaths(g: GitRunner, root: string, paths: readonly string[]): Promise<void> {
   try {
     await g.raw(['add', '--all', '--', ...paths]);
   } catch (error) {

@@ -7,11 +7,11 @@
  */
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { simpleGit } from 'simple-git';
 import { z } from 'zod';
 import type { Config } from '../core/config.js';
 import type { WriteLock } from '../core/lock.js';
 import { commitIdentity, commitMessage, commitPaths } from './audit.js';
+import { gitRunner } from './run.js';
 
 export const INTENT_FILE = '.vaultkeeper/intent.json';
 const TOMBSTONES = '.vaultkeeper/tombstones.jsonl';
@@ -93,7 +93,7 @@ export async function finishInterrupted(lock: WriteLock, config: Config): Promis
  * failed) are stored: the next writer commits them, so a retry never duplicates them.
  */
 async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recovered | null> {
-  const out = await simpleGit({ baseDir: lock.root, config: ['core.quotepath=false'] }).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
+  const out = await gitRunner(lock.root, ['core.quotepath=false']).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
   const paths = out
     .split('\u0000')
     .filter((entry) => entry.length > 3 && entry[0] !== 'R' && entry[0] !== 'D' && entry[1] !== 'D')
@@ -113,7 +113,7 @@ async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recover
 async function recover(lock: WriteLock, config: Config, intent: Intent): Promise<Recovered> {
   const { root } = lock;
   const identity = await commitIdentity(root, config);
-  const git = simpleGit({ baseDir: root, config: [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false'] });
+  const git = gitRunner(root, [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false']);
   const message = commitMessage(intent.request);
   const done = (await git.raw(['log', '--format=%H%x1f%B%x1e', `${intent.base}..HEAD`]))
     .split('\x1e')

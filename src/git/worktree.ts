@@ -54,6 +54,11 @@ export async function worktreeChanges(dir: string, base: string): Promise<PathCh
   return changes;
 }
 
+/** `git mv` in a scratch worktree, so the run's commit records a move (history follows it), not a new page. */
+export async function movePath(dir: string, from: string, to: string): Promise<void> {
+  await git(dir).raw(['mv', '--', from, to]);
+}
+
 /** The unified diff of the worktree against `base` (after worktreeChanges staged everything). */
 export async function worktreeDiff(dir: string, base: string): Promise<string> {
   await git(dir).raw(['add', '--all']);

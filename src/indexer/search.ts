@@ -15,8 +15,8 @@ import { excerpt, stems } from './excerpt.js';
 import { parseQuery, passesFilters, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
+import { RECALL_FILE } from '../recall/events.js';
 
-export const RECALL_FILE = '.vaultkeeper/recall.jsonl';
 /**
  * A vector neighbour always exists, however unrelated; below this cosine similarity it is noise, not a
  * match. Feature hashing scores unrelated texts near 0; sentence encoders near 0.1–0.2.

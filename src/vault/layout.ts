@@ -3,6 +3,9 @@
 /** Archiving moves a page here; nothing is ever deleted. Archived pages are searched only on request. */
 export const ARCHIVE_DIR = '5_Archives/';
 
+/** The runner's review pages (unsorted facts, conflicts, insights): a person works them off; never archived. */
+export const INBOX_DIR = '0_Inbox/';
+
 /** Daily and weekly digests. They list what was learned; their citations do not place a fact. */
 export const DIGESTS_DIR = '4_Resources/digests/';
 

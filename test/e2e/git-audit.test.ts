@@ -89,6 +89,24 @@ describe('every program change is a commit', () => {
     expect(await git(root, ['diff'])).toBe(unstagedBefore);
     expect(await readFile(path.join(root, 'Journal', 'today.md'), 'utf8')).toBe('untracked\n');
   });
+
+  it('a remember runs four git processes (leftovers, identity, add, commit) and returns the commit it made', async () => {
+    const root = await initVault(await tempDir());
+    await runJson(['remember', 'First fact of the day', '--date', '2026-06-09'], { cwd: root });
+    const trace = path.join(await tempDir(), 'trace2.json');
+    const result = await runJson<{ commit: string }>(['remember', 'Second fact of the day', '--date', '2026-06-09'], { cwd: root, env: { GIT_TRACE2_EVENT: trace } });
+    // git's own trace lists every git process it starts; nested ones (auto maintenance) are left out.
+    const started = (await readFile(trace, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; argv?: string[]; sid: string })
+      .filter((event) => event.event === 'start' && !event.sid.includes('/'))
+      .map((event) => event.argv!.filter((arg, i, all) => arg !== '-c' && all[i - 1] !== '-c')[1]);
+    expect(started).toEqual(['--no-optional-locks', 'config', 'add', 'commit']);
+    expect(result.commit).toBe((await git(root, ['rev-parse', 'HEAD'])).trim());
+    const [latest] = await commits(root);
+    expect(latest).toMatchObject({ op: 'remember', subject: 'remember: 1 fact in logs/2026-06-09.md', files: ['logs/2026-06-09.md'] });
+  });
 });
 
 describe('who the program commits as', () => {

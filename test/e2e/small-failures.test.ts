@@ -69,6 +69,17 @@ describe('the smaller leftovers', () => {
     expect(await readFile(path.join(root, 'MEMORY.md'))).toEqual(before);
     expect((await execFileAsync('git', ['log', '--format=%s'], { cwd: root })).stdout.trim()).toBe('init: new vaultkeeper vault');
     expect(await gitStatus(root)).toEqual([]);
+
+    // The same for a folder of notes that init --adopt takes in.
+    const notes = path.join(await tempDir(), 'notes');
+    await mkdir(path.join(notes, 'Ideas'), { recursive: true });
+    await writeFile(path.join(notes, 'Ideas/Coffee.md'), '# Coffee\n\n## Current\n\n- brewing method:: AeroPress\n');
+    const adopted = await runCli(['init', notes, '--adopt'], { env });
+    expect(adopted.code, adopted.stderr).toBe(0);
+    const adoptedMemory = await readFile(path.join(notes, 'MEMORY.md'), 'utf8');
+    expect(adoptedMemory).toContain('- brewing method:: AeroPress — [[Coffee]]');
+    expect(await promoteMemory(await openVault({ vault: notes, env: { ...process.env, ...env } }))).toEqual({ changed: false, commit: null });
+    expect(await readFile(path.join(notes, 'MEMORY.md'), 'utf8')).toBe(adoptedMemory);
   });
 
   it('status does not name an undone run as the last ok one', async () => {

@@ -27,6 +27,7 @@ export async function run(opts: { force?: boolean; dryRun?: boolean; offline?: b
   if (result.status === 'ok' || result.status === 'dry-run') {
     const p = result.pages;
     printLine(`pages: ${p.created.length} created, ${p.updated.length} updated, ${p.archived.length} archived; facts ${result.facts}, uncited ${result.uncited}, conflicts ${result.conflicts}; watermark ${result.watermark.before ?? '-'} → ${result.watermark.after ?? '-'}`);
+    for (const moved of p.archived) printLine(`archived: ${moved.from} → ${moved.to}`);
   }
   if (result.outside !== undefined) printLine(`not rewritten (links out of the vault, read only): ${result.outside.join(', ')}`);
   if (result.commit) printLine(`commit ${result.commit.slice(0, 8)} (undo with: vaultkeeper undo ${result.run})`);

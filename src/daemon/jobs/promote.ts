@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withWriteLock } from '../../core/lock.js';
-import { writeMemory } from '../../dream/generate.js';
+import { writeMemory } from '../../dream/memory.js';
+import { localStamp } from '../../core/clock.js';
 import { readDreamState } from '../../dream/state.js';
 import { commitPaths } from '../../git/audit.js';
 import type { Vault } from '../../vault/vault.js';
@@ -25,7 +26,7 @@ export async function promoteMemory(vault: Vault, options: { now?: Date } = {}):
     const before = await readFile(file, 'utf8').catch(() => '');
     // Keep the header's run as it is, so a regeneration with nothing new is byte-identical.
     const run = /\(last: ([^)\s]+)\)/.exec(before)?.[1] ?? (await readDreamState(vault.root)).last_run ?? 'none';
-    await writeMemory(vault.root, vault.root, run);
+    await writeMemory(vault.root, vault.root, run, { maxLines: vault.ctx.config.dream.memory_lines, today: localStamp(now, vault.ctx.timeZone).date });
     const after = await readFile(file, 'utf8');
     if (after === before) return { changed: false, commit: null };
     const entries = (text: string): Set<string> => new Set(text.split('\n').filter((l) => l.startsWith('- ')));

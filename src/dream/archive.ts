@@ -1,0 +1,131 @@
+/**
+ * The page lifecycle (issue 10): a page the dream made that has gone cold moves to 5_Archives/ under the
+ * same relative name, byte for byte, in the run's scratch tree (so the run's one commit records the move
+ * and `git log --follow` keeps its history). Cold means: for `dream.archive_after_days`, measured on the
+ * run's clock, no fact cited on it is newer, no dream run changed it (so no citation was added), no
+ * search returned it or a fact it cites, and no person edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
+ * generated pages, a page without citations (a hub, say), a page with an open commitment still ahead,
+ * nor a page this run already changed.
+ * Nothing is deleted: search finds an archived page with --archived, and links to it still resolve by
+ * its file name.
+ */
+import { lstat, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { localStamp } from '../core/clock.js';
+import { history, type HistoryEntry } from '../git/audit.js';
+import { movePath } from '../git/worktree.js';
+import { listWikiPages } from '../pages/discover.js';
+import { readRecallEvents } from '../recall/events.js';
+import { confinedPath } from '../vault/confine.js';
+import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
+import { dueOf } from './commitments.js';
+
+export interface ArchiveInput {
+  /** The scratch worktree the run writes in. */
+  tree: string;
+  /** The real vault, where recall events are kept. */
+  vaultRoot: string;
+  now: Date;
+  timeZone: string;
+  /** dream.archive_after_days; 0 disables archiving. */
+  afterDays: number;
+  /** How many pages this run may still move (dream.max_archived_pages, and what max_changed_pages leaves). */
+  limit: number;
+  /** Pages the run already created or changed: they are not cold. */
+  changed: ReadonlySet<string>;
+}
+
+export interface ArchivedPage {
+  from: string;
+  to: string;
+  /** The last day anything happened to the page: a cited fact, a recall or a person's edit. */
+  lastActive: string;
+}
+
+const CITED_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
+const DAY_MS = 86_400_000;
+
+/** The day `days` before `date` (both YYYY-MM-DD). */
+export function daysBefore(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Moves cold pages to the archive in the tree; returns what moved, oldest activity first. */
+export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPage[]> {
+  if (input.afterDays === 0 || input.limit <= 0) return [];
+  const today = localStamp(input.now, input.timeZone).date;
+  // Active on or after this day keeps a page; "for N days" means the last activity is N days old or more.
+  const since = daysBefore(today, input.afterDays - 1);
+  const recalled = await lastRecalls(input.vaultRoot, input.timeZone);
+  const candidates: ArchivedPage[] = [];
+  for (const rel of await listWikiPages(input.tree)) {
+    if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel) || input.changed.has(rel)) continue;
+    const abs = path.join(input.tree, rel);
+    // A page linked in (a symlink) is read, never moved or rewritten (DESIGN §9).
+    if (!(await lstat(abs)).isFile()) continue;
+    const text = await readFile(abs, 'utf8');
+    const cites = [...text.matchAll(CITED_DATE_RE)];
+    if (cites.length === 0 || stillDue(text, today)) continue;
+    let last = cites.reduce((max, m) => (m[1]! > max ? m[1]! : max), '');
+    last = [recalled.get(rel), ...cites.map((m) => recalled.get(m[2]!))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
+    if (last >= since) continue;
+    const commits = await history(input.tree, { path: `:(literal)${rel}` });
+    // Only a page the dream created is the dream's to retire.
+    if (commits.at(-1)?.op !== 'dream') continue;
+    // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
+    // consolidated today leaves pages that are new, whatever the dates of their facts.
+    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map((c) => localStamp(commitTime(c), input.timeZone).date);
+    last = touched.reduce((max, d) => (d > max ? d : max), last);
+    if (last >= since) continue;
+    candidates.push({ from: rel, to: `${ARCHIVE_DIR}${rel}`, lastActive: last });
+  }
+  candidates.sort((a, b) => a.lastActive.localeCompare(b.lastActive) || a.from.localeCompare(b.from));
+  const moved: ArchivedPage[] = [];
+  for (const page of candidates) {
+    if (moved.length >= input.limit) break;
+    // An archived page of the same name is never overwritten; the live one waits for a person.
+    if (await lstat(path.join(input.tree, page.to)).then(() => true, () => false)) continue;
+    try {
+      await confinedPath(input.tree, page.from);
+      await mkdir(await confinedPath(input.tree, path.posix.dirname(page.to), 'folder'), { recursive: true });
+    } catch {
+      continue; // a link on the way: the page stays where it is
+    }
+    await movePath(input.tree, page.from, page.to);
+    moved.push(page);
+  }
+  return moved;
+}
+
+/** True when the page holds an open commitment due today or later: a promise ahead is not cold. */
+function stillDue(text: string, today: string): boolean {
+  let open = false;
+  for (const line of text.split('\n')) {
+    if (/^#{1,6}\s/.test(line)) open = /^##\s+Open commitments\s*$/.test(line);
+    const due = open ? dueOf(line) : null;
+    if (due !== null && due >= today) return true;
+  }
+  return false;
+}
+
+/** When a commit happened: a dream's on the run's own clock (its run id), so a run dated by a test or a replay counts as of then. */
+function commitTime(commit: HistoryEntry): Date {
+  const run = /^Vaultkeeper-Run: r-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/m.exec(commit.message);
+  return run === null ? new Date(commit.date) : new Date(`${run[1]}-${run[2]}-${run[3]}T${run[4]}:${run[5]}:${run[6]}Z`);
+}
+
+/** The last local day each page path and each fact id appeared in a search's results. */
+async function lastRecalls(vaultRoot: string, timeZone: string): Promise<Map<string, string>> {
+  const last = new Map<string, string>();
+  const note = (key: string, day: string): void => {
+    if ((last.get(key) ?? '') < day) last.set(key, day);
+  };
+  for (const event of await readRecallEvents(vaultRoot)) {
+    const day = localStamp(event.at, timeZone).date;
+    for (const hit of event.results) {
+      if (hit.kind === 'page') note(hit.path, day);
+      if (hit.id !== null) note(hit.id, day);
+    }
+  }
+  return last;
+}

@@ -1,0 +1,48 @@
+/**
+ * git as a plain child process. On the hot path (`remember`) simple-git's loading, queue and plugins
+ * cost more than the git commands themselves; this is the little of it the audit log needs.
+ */
+import { spawn } from 'node:child_process';
+
+/** A git command that exited non-zero; the message is what git printed (stderr, then stdout), as simple-git's was. */
+export class GitCommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly stdout: string,
+  ) {
+    super(message);
+    this.name = 'GitCommandError';
+  }
+}
+
+export interface GitRunner {
+  /** Runs `git -c <config>… <args>` in the folder and resolves with its stdout, untrimmed. */
+  raw(args: readonly string[]): Promise<string>;
+}
+
+export function gitRunner(root: string, config: readonly string[] = []): GitRunner {
+  const prefix = config.flatMap((entry) => ['-c', entry]);
+  return { raw: (args) => runGit(root, [...prefix, ...args]) };
+}
+
+function runGit(cwd: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const stdout = Buffer.concat(out).toString('utf8');
+      if (code === 0) {
+        resolve(stdout);
+        return;
+      }
+      const stderr = Buffer.concat(err).toString('utf8');
+      const message = stderr.trim() || stdout.trim() || `git ${args.find((a) => !a.includes('=') && a !== '-c') ?? ''} ${signal === null ? `exited ${code}` : `was killed (${signal})`}`;
+      reject(new GitCommandError(message, code ?? -1, stdout));
+    });
+  });
+}
