@@ -83,7 +83,9 @@ async function recordOwner(target: string, release: () => Promise<void>): Promis
   try {
     const dir = (await stat(`${target}.lock`)).ino;
     const temp = `${ownerFile}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir }));
+    // wx: never written through a link left at the temp name (the locks folder itself is confined).
+    await rm(temp, { force: true });
+    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir }), { flag: 'wx' });
     await rename(temp, ownerFile);
   } catch {
     // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.

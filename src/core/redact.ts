@@ -29,12 +29,13 @@ const PATTERNS: readonly [RegExp, string][] = [
 ];
 
 /** Names of the variables holding keys here: the configured one (`VAULTKEEPER_LLM_API_KEY_ENV`) and the secret-looking ones. */
-function secretValues(env: NodeJS.ProcessEnv, extraNames: readonly string[]): string[] {
+function secretValues(env: NodeJS.ProcessEnv, extraNames: readonly string[], known: readonly string[] = []): string[] {
   const configured = env.VAULTKEEPER_LLM_API_KEY_ENV;
   const names = new Set(extraNames);
   if (configured !== undefined && configured !== '') names.add(configured);
   for (const name of Object.keys(env)) if (SECRET_ENV_NAME.test(name)) names.add(name);
   const values = [...names].map((n) => env[n]).filter((v): v is string => v !== undefined && v.length >= MIN_SECRET_CHARS);
+  values.push(...known.filter((v) => v !== ''));
   // A password given in a URL (VAULTKEEPER_LLM_BASE_URL=http://user:pw@host) is a secret too, also as basic auth.
   for (const value of Object.values(env)) {
     if (value === undefined || !value.includes('@') || !value.includes('://')) continue;
@@ -49,11 +50,13 @@ export interface RedactOptions {
   env?: NodeJS.ProcessEnv;
   /** The config's `api_key_env` names, where the caller has the config. */
   keyEnvNames?: readonly string[];
+  /** Secret values the caller holds itself (the key a run was given, a base URL's password), whatever their length. */
+  values?: readonly string[];
 }
 
 /** A redaction function with the secrets looked up once (for redacting many strings). */
 export function redactor(options: RedactOptions = {}): (text: string) => string {
-  const values = secretValues(options.env ?? process.env, options.keyEnvNames ?? []).flatMap((value) => {
+  const values = secretValues(options.env ?? process.env, options.keyEnvNames ?? [], options.values).flatMap((value) => {
     // Also as it appears inside JSON or a URL.
     const spellings = new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]);
     return [...spellings];
@@ -71,15 +74,23 @@ export function redact(text: string, options: RedactOptions = {}): string {
   return redactor(options)(text);
 }
 
-/** A JSON-able value with every string in it redacted (for status.json, jobs.json, log entries). */
+/** A JSON-able value with every string in it, object keys included, redacted (status.json, jobs.json, log entries). */
 export function redactDeep<T>(value: T, options: RedactOptions = {}): T {
   const clean = redactor(options);
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? clean(v) : v))) as T;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return clean(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), walk(x)]));
+    return v;
+  };
+  // The JSON round trip first, so what is written (toJSON of dates and the like) is what gets redacted.
+  const plain = JSON.stringify(value);
+  return (plain === undefined ? value : walk(JSON.parse(plain))) as T;
 }
 
 /** True when `text` holds the value of a key (a page write with one is refused). */
 export function holdsKey(text: string, options: RedactOptions = {}): boolean {
-  return secretValues(options.env ?? process.env, options.keyEnvNames ?? []).some((value) => text.includes(value));
+  return secretValues(options.env ?? process.env, options.keyEnvNames ?? [], options.values).some((value) => text.includes(value));
 }
 
 function urlPassword(value: string): { password: string; basic: string } | null {

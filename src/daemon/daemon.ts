@@ -5,8 +5,6 @@
  * Every LLM call goes through one executor. SIGTERM/SIGINT finish or abort the current job; SIGHUP
  * reloads the config; SIGUSR1 dreams now.
  */
-import { writeFile, rename, mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { acquireLock } from '../core/lock.js';
@@ -23,7 +21,7 @@ import { answerQuery } from './queries.js';
 import { serveQueries, type QueryServer } from './query-server.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
-import { confinedPath } from '../vault/confine.js';
+import { mkdirConfined, writeConfined } from '../vault/confined-write.js';
 import { redactDeep } from '../core/redact.js';
 
 export const STATUS_FILE = '.vaultkeeper/status.json';
@@ -56,7 +54,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   if (other !== null) {
     throw new VaultkeeperError('VK_DAEMON_RUNNING', `a daemon already runs for this vault (pid ${other.pid})`, { hint: 'see `vaultkeeper status`, or stop it with `vaultkeeper daemon stop`' });
   }
-  await mkdir(path.join(root, '.vaultkeeper/locks'), { recursive: true });
+  await mkdirConfined(root, '.vaultkeeper/locks');
   let release: () => Promise<void>;
   try {
     // Held for the daemon's life: two daemons started at the same moment cannot both pass.
@@ -317,7 +315,6 @@ function logEntry(logger: DaemonLogger, entry: TickEntry): void {
 }
 
 async function writeStatus(root: string, pid: number, startedAt: string, scheduler: Scheduler, state: Running, entries: TickEntry[]): Promise<void> {
-  const file = await confinedPath(root, STATUS_FILE);
   const errors = entries.filter((e) => e.status === 'failed').map((e) => ({ job: e.job, error: e.status === 'failed' ? e.error : '' }));
   const status = {
     pid,
@@ -328,6 +325,5 @@ async function writeStatus(root: string, pid: number, startedAt: string, schedul
     next_wake_at: scheduler.nextWakeAt()?.toISOString() ?? null,
     last_errors: errors,
   };
-  await writeFile(`${file}.tmp`, `${JSON.stringify(redactDeep(status), null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  await writeConfined(root, STATUS_FILE, `${JSON.stringify(redactDeep(status), null, 2)}\n`);
 }

@@ -3,7 +3,7 @@
  * Size-capped: past `maxBytes` it rotates to daemon.log.1 (the older .1 to .2, the oldest dropped), so a
  * daemon that runs for months never fills the disk; readers read the rotated files first.
  */
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { confinedPathSync } from '../vault/confine.js';
@@ -54,7 +54,13 @@ export function openLogger(root: string, options: LoggerOptions = {}): DaemonLog
         size = 0;
       }
       // One synchronous append a line: lines never interleave, and the last words before a crash are kept.
-      appendFileSync(file, line);
+      // O_NOFOLLOW: a link put in the log's place after the check at open is refused, never followed.
+      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+      try {
+        writeSync(fd, line);
+      } finally {
+        closeSync(fd);
+      }
       size += Buffer.byteLength(line);
       options.echo?.(formatEntry(entry));
     },

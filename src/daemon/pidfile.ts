@@ -3,13 +3,14 @@
  * after reuse, so the file also records the process's start time as the kernel reports it, and a
  * pid whose process started at another time is not our daemon.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { processStartTime } from '../core/process.js';
 
 export { processStartTime };
 import { confinedPath } from '../vault/confine.js';
+import { writeConfined } from '../vault/confined-write.js';
 
 export const PID_FILE = '.vaultkeeper/daemon.pid';
 
@@ -47,10 +48,7 @@ export async function writePidFile(root: string, log: string): Promise<PidRecord
     vault: root,
     log,
   };
-  const file = await confinedPath(root, PID_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, `${JSON.stringify(record)}\n`);
-  await rename(`${file}.tmp`, file);
+  await writeConfined(root, PID_FILE, `${JSON.stringify(record)}\n`);
   return record;
 }
 
@@ -58,5 +56,5 @@ export async function writePidFile(root: string, log: string): Promise<PidRecord
 export async function removePidFile(root: string, pid: number = process.pid): Promise<void> {
   const record = await readPidFile(root);
   if (record === null) return;
-  if (record.pid === pid || (await runningDaemon(root)) === null) await rm(path.join(root, PID_FILE), { force: true });
+  if (record.pid === pid || (await runningDaemon(root)) === null) await rm(await confinedPath(root, PID_FILE), { force: true });
 }

@@ -3,11 +3,12 @@
  * warm process, so a search costs no module loading and no freshness pass. One JSON request a
  * connection, one JSON answer back; errors travel as values so the CLI reports them as it would in process.
  */
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { QUERY_FAILED, socketPath, untrustedSocket, type QueryAnswer, type QueryRequest } from './query-protocol.js';
+import { mkdirConfined } from '../vault/confined-write.js';
+import { QUERY_FAILED, SOCKET_DIR, socketPath, untrustedSocket, type QueryAnswer, type QueryRequest } from './query-protocol.js';
 
 export type QueryHandler = (request: QueryRequest) => Promise<unknown>;
 
@@ -21,9 +22,10 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 
 /** Listens on `.vaultkeeper/run/daemon.sock` (folder 0700, socket 0600); a socket left by a crash is replaced. */
 export async function serveQueries(root: string, handle: QueryHandler): Promise<QueryServer> {
-  const file = socketPath(root);
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await chmod(path.dirname(file), 0o700);
+  // Confined: a linked run/ folder is refused, so chmod and rm below never reach outside the vault.
+  const dir = await mkdirConfined(root, SOCKET_DIR, 0o700);
+  const file = path.join(dir, path.basename(socketPath(root)));
+  await chmod(dir, 0o700);
   // The caller holds the daemon lock, so a socket here is a crashed daemon's: nobody answers it.
   await rm(file, { force: true });
   const server = createServer((socket) => answer(socket, handle));

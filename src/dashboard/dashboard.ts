@@ -4,10 +4,11 @@
  * and each rewrite is a git commit. The daemon's health job rewrites it; `status --dashboard` does too.
  * The page holds only what the data says (no clock time), so an unchanged vault makes no new commit.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths } from '../git/audit.js';
+import { confinedPath } from '../vault/confine.js';
+import { writeConfined } from '../vault/confined-write.js';
 import { DASHBOARD_PAGE } from '../vault/layout.js';
 import type { VaultReader } from '../vault/reader.js';
 import { mermaidBlock, pieChart, xyChart } from './charts.js';
@@ -86,11 +87,11 @@ export function renderDashboard(data: DashboardData): { text: string; charts: st
 /** Regenerates the dashboard page and commits it when it changed. */
 export async function writeDashboard(vault: VaultReader, now: Date = new Date()): Promise<DashboardResult> {
   const { text, charts } = renderDashboard(await dashboardData(vault, now));
-  const file = path.join(vault.root, DASHBOARD_PAGE);
   return withWriteLock(vault.root, async (lock) => {
+    // A generated page, so a program file: a link on the way is refused, never written through.
+    const file = await confinedPath(vault.root, DASHBOARD_PAGE);
     if ((await readFile(file, 'utf8').catch(() => null)) === text) return { path: DASHBOARD_PAGE, changed: false, commit: null, charts };
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, text);
+    await writeConfined(vault.root, DASHBOARD_PAGE, text);
     const commit = await commitPaths(lock, vault.ctx.config, {
       op: 'dashboard',
       subject: 'dashboard: regenerate the charts of facts, backlog, dreams, tokens and conflicts',

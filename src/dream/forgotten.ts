@@ -3,10 +3,12 @@
  * removes the page lines that cite or repeat a tombstoned fact, and a check refuses a run whose pages
  * still hold one. A page that is a symbolic link is never rewritten (its target may lie outside the vault).
  */
-import { lstat, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listWikiPages } from '../pages/discover.js';
 import { withoutForgottenLines } from '../tombstones/lines.js';
+import { pageWriteTarget } from '../vault/confine.js';
+import { writeFileAtomic } from './tools/atomic.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import type { CheckFailure, PageChanges } from './checks.js';
 
@@ -20,11 +22,12 @@ export async function removeForgottenLines(root: string, tombstones: TombstoneSe
   if (tombstones.entries.length === 0) return [];
   const changed: Scrubbed[] = [];
   for (const rel of await listWikiPages(root)) {
-    const abs = path.join(root, rel);
-    if ((await lstat(abs)).isSymbolicLink()) continue;
-    const { content, removed } = withoutForgottenLines(await readFile(abs, 'utf8'), tombstones);
+    // A link (the page or a folder on its way) is never rewritten: its target may lie outside the vault.
+    const target = await pageWriteTarget(root, rel);
+    if (!target.ok || target.rel !== rel || !target.exists) continue;
+    const { content, removed } = withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones);
     if (removed.length === 0) continue;
-    await writeFile(abs, content);
+    await writeFileAtomic(target.abs, content);
     changed.push({ path: rel, lines: removed.length });
   }
   return changed;

@@ -6,7 +6,8 @@
  * that order; commitments soonest due first), then by recall (searches that returned the item's facts or
  * page), then by recency (the newest fact cited), then by text, so the same pages and recall events give
  * the same bytes. The best item of each kind is kept before the rest, so no kind vanishes under another.
- * When the cap cuts, the last line says how many were left out and on which pages. Only list items are content (the
+ * When the cap cuts, the last line says how many were left out and on which pages. Archived pages count
+ * only for health facts. Only list items are content (the
  * index reads only those): the heading, the preamble and the closing note are the template's.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -83,14 +84,16 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   for (const rel of await listWikiPages(root)) {
     const page = parsePage(rel, await readFile(path.join(root, rel)));
     all.push({ rel, title: page.title });
-    if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel) || page.frontmatter.status?.toLowerCase() === 'archived') continue;
+    if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
+    // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
+    const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
     for (const chunk of page.chunks) {
       if (chunk.headingPath.some((h) => NOT_CURRENT.has(h))) continue;
       for (const line of chunk.text.split('\n')) {
         if (!/^- (?!\[[ xX]\] )\S/.test(line)) continue;
         const ids = [...line.matchAll(CITATION_RE)].map((m) => m[1]!);
         const kind = kindOf(line, chunk.headingPath, ids.map((id) => facts.get(id)).filter((f) => f !== undefined));
-        if (kind === null) continue;
+        if (kind === null || (archived && kind !== 'health')) continue;
         const due = dueOf(line);
         if (kind === 'commitment' && due !== null && due < options.today) continue;
         const dates = ids.map((id) => facts.get(id)?.date ?? '').sort();

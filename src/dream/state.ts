@@ -2,10 +2,11 @@
  * The dream's bookkeeping on disk (`.vaultkeeper/state.json`, not tracked): when it last tried, and how
  * often each batch has failed, so a failed batch is halved, a single bad day is skipped after `max_retries`, and none is retried forever.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { confinedPath } from '../vault/confine.js';
+import { writeConfined } from '../vault/confined-write.js';
 import { redactDeep } from '../core/redact.js';
 
 export const STATE_FILE = '.vaultkeeper/state.json';
@@ -39,10 +40,7 @@ export async function writeDreamState(root: string, dream: DreamState): Promise<
   } catch {
     // a missing or broken state file is replaced
   }
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(redactDeep({ ...other, dream }), null, 2)}\n`);
-  await rename(temp, file);
+  await writeConfined(root, STATE_FILE, `${JSON.stringify(redactDeep({ ...other, dream }), null, 2)}\n`);
 }
 
 export function batchKey(dates: readonly string[]): string {

@@ -15,11 +15,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { VaultkeeperError } from '../core/errors.js';
+import { confinedPath } from '../vault/confine.js';
+import { mkdirConfined } from '../vault/confined-write.js';
 
 export const EMBEDDING_CACHE_DIR = '.vaultkeeper/cache/embeddings';
 
@@ -63,9 +65,9 @@ export class EmbeddingCache {
    */
   static async open(root: string, model: string, dimensions: number): Promise<EmbeddingCache> {
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
-    const dir = path.join(root, EMBEDDING_CACHE_DIR);
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, cacheFileName(model, dimensions));
+    await mkdirConfined(root, EMBEDDING_CACHE_DIR);
+    // A linked cache folder or file is refused; appends below use O_NOFOLLOW for a link swapped in later.
+    const file = await confinedPath(root, `${EMBEDDING_CACHE_DIR}/${cacheFileName(model, dimensions)}`);
     const header = headerFor(model, dimensions);
     await ensureFile(file, header);
     return new EmbeddingCache(file, model, dimensions, header.length);
@@ -157,7 +159,7 @@ export class EmbeddingCache {
 
   /** O_APPEND without O_CREAT, so a file deleted under us is recreated with its header, never without. */
   private async openForAppend(file: string): Promise<FileHandle> {
-    const flags = constants.O_WRONLY | constants.O_APPEND;
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
     try {
       return await open(file, flags);
     } catch (error) {

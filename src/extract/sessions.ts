@@ -7,12 +7,13 @@
  * again). Reading stops at the last complete line, so a line still being written waits for the next pass.
  */
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, stat, writeFile, mkdir } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
+import { writeConfined } from '../vault/confined-write.js';
 import type { Vault } from '../vault/vault.js';
 import { addCounts, createExtractor, emptyCounts, type ExtractionCounts, type ExtractorOptions } from './extractor.js';
 import { globFiles } from './glob.js';
@@ -261,9 +262,5 @@ async function readState(root: string): Promise<ExtractState> {
 }
 
 async function writeState(root: string, state: ExtractState): Promise<void> {
-  const file = path.join(root, EXTRACT_STATE_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`, 'utf8');
-  await rename(temp, file);
+  await writeConfined(root, EXTRACT_STATE_FILE, `${JSON.stringify(state, null, 2)}\n`);
 }

@@ -5,11 +5,13 @@
  * it after the commit. The next writer finds a leftover intent and finishes the step — with the same
  * commit message and trailers — or, when what it needs is gone, puts the files back as they were.
  */
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../core/config.js';
 import type { WriteLock } from '../core/lock.js';
+import { ConfinementError, confinedPath } from '../vault/confine.js';
+import { writeConfined } from '../vault/confined-write.js';
 import { commitIdentity, commitMessage, commitPaths } from './audit.js';
 import { gitRunner } from './run.js';
 
@@ -44,14 +46,11 @@ const Intent = z.discriminatedUnion('kind', [
 export type Intent = z.infer<typeof Intent>;
 
 export async function writeIntent(lock: WriteLock, intent: Intent): Promise<void> {
-  const file = path.join(lock.root, INTENT_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, `${JSON.stringify(intent, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  await writeConfined(lock.root, INTENT_FILE, `${JSON.stringify(intent, null, 2)}\n`);
 }
 
 export async function clearIntent(lock: WriteLock): Promise<void> {
-  await rm(path.join(lock.root, INTENT_FILE), { force: true });
+  await rm(await confinedPath(lock.root, INTENT_FILE), { force: true });
 }
 
 async function readIntent(root: string): Promise<Intent | null> {
@@ -130,11 +129,15 @@ async function recover(lock: WriteLock, config: Config, intent: Intent): Promise
     return { kind: 'revert', subject, outcome: 'finished', commit: (await git.raw(['rev-parse', 'HEAD'])).trim() };
   }
 
-  const source = path.join(root, intent.source);
+  // The scratch tree lies under .vaultkeeper/ and every path is a real path of the run's result: a link
+  // on the way (a page a person linked in since the crash, a linked folder) is refused, never followed.
+  // When one of them became a link since the crash, the run is undone instead, and the link left as it is.
+  const source = await confinedPath(root, intent.source, 'folder');
   const deleted = new Set(intent.deleted);
-  if (await exists(source)) {
+  const targets = await confinedTargets(root, intent.request.paths);
+  if ((await exists(source)) && [...targets.values()].every((t) => t !== null)) {
     for (const rel of intent.request.paths) {
-      const target = path.join(root, rel);
+      const target = targets.get(rel)!;
       if (deleted.has(rel)) await rm(target, { force: true });
       else {
         await mkdir(path.dirname(target), { recursive: true });
@@ -146,11 +149,28 @@ async function recover(lock: WriteLock, config: Config, intent: Intent): Promise
   }
   // What the step was copying is gone: put every path back as the last commit has it.
   for (const rel of intent.request.paths) {
+    const target = targets.get(rel);
+    if (target === null || target === undefined) continue; // a person's link: theirs, not the run's
     const inHead = (await git.raw(['ls-tree', '--name-only', 'HEAD', '--', rel])).trim() !== '';
     if (inHead) await git.raw(['checkout', 'HEAD', '--', rel]);
-    else await rm(path.join(root, rel), { force: true });
+    else await rm(target, { force: true });
   }
   return { kind: 'apply', subject, outcome: 'undone', commit: null };
+}
+
+/** Each path's confined absolute path, or null where a link (or a file for a folder) is in the way. */
+async function confinedTargets(root: string, paths: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const rel of paths) {
+    out.set(
+      rel,
+      await confinedPath(root, rel).catch((error: unknown) => {
+        if (error instanceof ConfinementError) return null;
+        throw error;
+      }),
+    );
+  }
+  return out;
 }
 
 async function exists(abs: string): Promise<boolean> {

@@ -3,8 +3,9 @@
  * It lets a reindex touch only what changed. `dirty` is set before the table is written and cleared
  * after, so a crash between the two leads to a rebuild instead of a silently stale index.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeConfined } from '../vault/confined-write.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
 /** 2: rows carry `context` and `subject` (an older index is rebuilt). */
@@ -49,11 +50,7 @@ export async function readManifest(root: string): Promise<Manifest | null> {
 }
 
 export async function writeManifest(root: string, manifest: Manifest): Promise<void> {
-  const file = path.join(root, MANIFEST_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(manifest));
-  await rename(temp, file);
+  await writeConfined(root, MANIFEST_FILE, JSON.stringify(manifest));
 }
 
 export function manifestRowCount(manifest: Manifest): number {

@@ -88,7 +88,11 @@ async function clearIndex(ctx: VaultContext, uri: string): Promise<void> {
   await rm(await confinedPath(ctx.root, rel, 'folder'), { recursive: true, force: true });
 }
 
-async function openStore(uri: string, dimensions: number | null): Promise<IndexStore> {
+async function openStore(ctx: VaultContext, uri: string, dimensions: number | null): Promise<IndexStore> {
+  // LanceDB writes below a local index in the vault: a link on its way (a linked .vaultkeeper/index) is refused.
+  if (!isRemote(uri) && isWithin(ctx.root, uri) && path.resolve(uri) !== path.resolve(ctx.root)) {
+    await confinedPath(ctx.root, path.relative(ctx.root, uri).split(path.sep).join('/'), 'folder');
+  }
   try {
     return await IndexStore.open(uri, dimensions);
   } catch (error) {
@@ -120,7 +124,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   const note = options.onNote ?? (() => undefined);
 
   if (options.clear) await clearIndex(ctx, uri);
-  let store = await openStore(uri, dimensions);
+  let store = await openStore(ctx, uri, dimensions);
   try {
     let manifest = await readManifest(ctx.root);
     const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, uri, model, dimensions });
@@ -129,7 +133,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       if (rebuilt !== 'requested') {
         store.close();
         await clearIndex(ctx, uri);
-        store = await openStore(uri, dimensions);
+        store = await openStore(ctx, uri, dimensions);
       }
       failpoint('reindex:after-clear');
       manifest = emptyManifest(uri, model, dimensions);

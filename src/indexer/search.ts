@@ -5,11 +5,11 @@
  * section (excerpt.ts); k, a character budget and a minimum score bound what comes back. Results come
  * in a deterministic order: score, then date (newest first), then path, then line.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
+import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
 import { excerpt, stems } from './excerpt.js';
 import { parseQuery, passesFilters, type ParsedQuery } from './query.js';
@@ -271,8 +271,6 @@ export function obsidianLink(hit: Pick<Hit, 'kind' | 'path' | 'id' | 'date' | 'h
 }
 
 async function recordRecall(root: string, query: string, options: SearchOptions, results: readonly SearchResult[]): Promise<void> {
-  const file = path.join(root, RECALL_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
   const filters = Object.fromEntries(
     Object.entries({ kind: options.kind, category: options.category, tag: options.tag, since: options.since, until: options.until }).filter(([, v]) => v !== undefined),
   );
@@ -282,5 +280,5 @@ async function recordRecall(root: string, query: string, options: SearchOptions,
     filters,
     results: results.map((r) => ({ kind: r.kind, path: r.path, line: r.line, id: r.id, score: r.score })),
   };
-  await appendFile(file, `${JSON.stringify(event)}\n`, 'utf8');
+  await appendConfined(root, RECALL_FILE, `${JSON.stringify(event)}\n`);
 }

@@ -39,8 +39,10 @@ export const VECTOR_INDEX_ROWS = 50_000;
 
 async function lance(): Promise<typeof Lance> {
   process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
-  // LanceDB's Rust logger writes warnings (e.g. about k-means clusters) to stderr; keep the CLI's stderr for us.
+  // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
+  // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
   process.env.LANCE_LOG ??= 'error';
+  process.env.LANCEDB_LOG ??= 'error';
   return import('@lancedb/lancedb');
 }
 
@@ -189,9 +191,22 @@ export class IndexStore {
     return newest;
   }
 
-  /** Reads one row through every column: a cheap check that the table's files are readable. */
+  /**
+   * A cheap check that the table's files are readable: one row through every column, then each index the
+   * way search uses it (a full-text match of a word that row holds, on both text fields; a lookup through
+   * the key and path btrees), so a damaged file under _indices/ shows here and not only at the next search.
+   */
   async probe(): Promise<void> {
-    if (this.table !== null) await this.table.query().limit(1).toArray();
+    if (this.table === null) return;
+    const [row] = (await this.table.query().select(['key', 'path', 'content', 'context']).limit(1).toArray()) as Array<Record<string, unknown>>;
+    if (row === undefined) return;
+    const { MatchQuery } = await lance();
+    for (const column of ['content', 'context'] as const) {
+      const word = /[\p{L}\p{N}]+/u.exec(String(row[column] ?? '') || String(row.content ?? ''))?.[0] ?? 'probe';
+      await this.table.query().fullTextSearch(new MatchQuery(word, column)).select(['key']).limit(1).toArray();
+    }
+    await this.table.query().where(`key = ${sqlString(String(row.key))}`).select(['key']).limit(1).toArray();
+    await this.table.query().where(`path = ${sqlString(String(row.path))}`).select(['key']).limit(1).toArray();
   }
 
   /** Every row's key and path (for drift checks). */

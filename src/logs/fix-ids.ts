@@ -4,11 +4,12 @@
  * makes to a log line (DESIGN §10), and only on request: the line's text stays byte for byte, the id is
  * the one the parser already derives for it (so nothing that cites it changes), all in one commit.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths } from '../git/audit.js';
+import { confinedPath } from '../vault/confine.js';
 import { listLogDates, logRelPath, parseLog } from './factlog.js';
 
 export interface FixedLine {
@@ -39,9 +40,12 @@ export async function fixMissingIds(root: string, config: Config): Promise<FixId
       const content = await readFile(file);
       const missing = linesWithoutId(content, date);
       if (missing.length === 0) continue;
-      const tmp = path.join(path.dirname(file), `.${path.basename(file)}.fix-ids`);
-      await writeFile(tmp, withIds(content, new Map(missing.map((m) => [m.line, m.id]))));
-      await rename(tmp, file);
+      // A linked log (or logs/ folder) is refused; the temp name is made fresh, so no link there is followed.
+      const confined = await confinedPath(root, rel);
+      const tmp = path.join(path.dirname(confined), `.${path.basename(confined)}.fix-ids`);
+      await rm(tmp, { force: true });
+      await writeFile(tmp, withIds(content, new Map(missing.map((m) => [m.line, m.id]))), { flag: 'wx' });
+      await rename(tmp, confined);
       changed.push(rel);
       fixed.push(...missing.map((m) => ({ path: rel, ...m })));
     }

@@ -13,6 +13,8 @@ import { VaultkeeperError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths, initRepo, isRepo } from '../git/audit.js';
 import { LOGS_DIR } from '../logs/factlog.js';
+import { confinedPath } from './confine.js';
+import { mkdirConfined, writeConfined } from './confined-write.js';
 import { TEMPLATE_DIR, writeInitialMemory } from './init.js';
 import { isVaultRoot } from './locate.js';
 
@@ -57,7 +59,7 @@ export async function adoptVault(target: string, options: AdoptOptions = {}): Pr
 
   const createdRepo = !(await isRepo(root));
   const gitignore = await mergedGitignore(root);
-  if (gitignore !== null) await writeFile(path.join(root, '.gitignore'), gitignore);
+  if (gitignore !== null) await writeConfined(root, '.gitignore', gitignore);
   let snapshot: string | null = null;
   if (createdRepo) {
     await initRepo(root);
@@ -66,7 +68,7 @@ export async function adoptVault(target: string, options: AdoptOptions = {}): Pr
     if (notes.length > 0) {
       // Everything but .gitignore (whose new lines are vaultkeeper's), as the merged .gitignore filters it.
       const config = parseConfigText(await readFile(path.join(TEMPLATE_DIR, CONFIG_FILE), 'utf8'), CONFIG_FILE);
-      await mkdir(path.join(root, '.vaultkeeper'), { recursive: true });
+      await mkdirConfined(root, '.vaultkeeper');
       snapshot = await withWriteLock(root, (lock) =>
         commitPaths(lock, config, {
           op: 'snapshot',
@@ -78,7 +80,8 @@ export async function adoptVault(target: string, options: AdoptOptions = {}): Pr
     }
   }
   for (const rel of plan.copies) {
-    const file = path.join(root, rel);
+    // A person's folder may hold links: a link on the way to a file vaultkeeper adds is refused.
+    const file = await confinedPath(root, rel);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, await readFile(path.join(TEMPLATE_DIR, rel)), { flag: 'wx' });
   }

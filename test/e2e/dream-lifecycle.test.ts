@@ -63,6 +63,7 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
       { text: 'Carol Diaz runs the pottery studio on Rua Augusta', date: '2026-01-05' },
       { text: 'Carol Diaz teaches wheel throwing on Mondays', date: '2026-01-05' },
       { text: 'Carol Diaz fires the kiln every second week', date: '2026-01-06' },
+      { text: 'Carol Diaz is allergic to shellfish', date: '2026-01-06' },
       { text: 'Tomatoes need staking by June', date: '2026-01-05', tags: ['garden'] },
       { text: 'The garden bed by the fence gets morning sun', date: '2026-01-06', tags: ['garden'] },
       { text: 'Compost goes on the garden in March', date: '2026-01-06', tags: ['garden'] },
@@ -111,6 +112,8 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     expect(await read(vault, '1_Projects/Commitments.md')).toContain('(due 2026-12-01)');
     expect(await exists(vault, OWN)).toBe(true);
     expect(await git(vault.root, ['status', '--porcelain'])).toBe('');
+    // Her allergy stays in core memory: archived, not untrue.
+    expect(await read(vault, 'MEMORY.md')).toContain('- Carol Diaz is allergic to shellfish — [[Carol Diaz]]');
   });
 
   it('leaves the archived page out of plain search; --archived finds it, in the CLI and over MCP', async () => {
@@ -144,6 +147,8 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     expect(result.status, result.reason).toBe('ok');
     expect(await read(vault, CAROL)).toContain('Carol Diaz opened a second studio in');
     expect(await read(vault, ARCHIVED)).toBe(carolBefore); // the archive is not written to
+    // Two pages share her name now: core memory links the archived one by its path.
+    expect(await read(vault, 'MEMORY.md')).toContain(`- Carol Diaz is allergic to shellfish — [[${ARCHIVED.replace(/\.md$/, '')}]]`);
   });
 });
 

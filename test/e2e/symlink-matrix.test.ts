@@ -10,7 +10,10 @@ import { cp, lstat, mkdtemp, readFile, readdir, rename, rm, symlink, utimes } fr
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runJson } from '../helpers/cli.js';
+import { recordHealth } from '../../src/daemon/jobs/health.js';
+import { writeDigests } from '../../src/daemon/jobs/digest.js';
+import { openVault } from '../../src/vault/vault.js';
+import { runCli, runJson, type CliResult } from '../helpers/cli.js';
 import { useTempDir } from '../helpers/tmp.js';
 import { git, initVault } from '../helpers/vault.js';
 
@@ -22,11 +25,33 @@ interface Case {
   writer: string;
   /** Vault-relative path replaced by a link to a copy of it outside the vault. */
   at: string;
-  args: string[];
-  /** refused: exit 1 and one line naming the link; read-only: the run succeeds and names the page in `outside`. */
-  outcome: 'refused' | 'read-only' | 'untouched';
+  /** CLI arguments, or a daemon job run through the library (the daemon runs them on its clock). */
+  args: string[] | ((root: string) => Promise<unknown>);
+  /**
+   * refused: exit 1 (or the job throws) with one line naming the link; read-only: the run succeeds and names
+   * the page in `outside`; warned: exit 0 with a warning naming the link (a cache, only ever a copy).
+   */
+  outcome: 'refused' | 'read-only' | 'untouched' | 'warned';
   /** Commit the link first (git cannot snapshot files beyond a link that replaced a tracked folder). */
   commit?: boolean;
+  env?: Record<string, string>;
+}
+
+const DIGEST_DATE = '2026-01-06';
+/** The daemon's digest job for one day (its trigger is a daily time; the job itself is what writes). */
+const digest = async (root: string): Promise<unknown> => writeDigests(await openVault({ vault: root, env: { ...process.env, ...env } }), DIGEST_DATE);
+/** The daemon's health job: a line in .vaultkeeper/health.jsonl. */
+const health = async (root: string): Promise<unknown> => recordHealth(await openVault({ vault: root, env: { ...process.env, ...env } }), new Date());
+
+/** Runs a case's writer: the built CLI, or the job's library call with a thrown error as exit 1 and its message. */
+async function runWriter(c: Case, root: string): Promise<CliResult> {
+  if (typeof c.args !== 'function') return runCli(['--vault', root, ...c.args, ...(c.outcome === 'read-only' ? ['--json'] : [])], { env: { ...env, ...c.env } });
+  try {
+    await c.args(root);
+    return { code: 0, stdout: '', stderr: '' };
+  } catch (error) {
+    return { code: 1, stdout: '', stderr: `vaultkeeper: ${(error as Error).message}\n` };
+  }
 }
 
 const DREAM = ['dream', '--offline', '--force'];
@@ -47,6 +72,15 @@ const CASES: Case[] = [
   { writer: 'dream --dry-run → page', at: '2_Areas', args: [...DREAM, '--dry-run'], outcome: 'read-only', commit: true },
   // An uncommitted folder-for-link swap is a change the dry run's safety check refuses; nothing leaves either way.
   { writer: 'dream --dry-run → page', at: '2_Areas', args: [...DREAM, '--dry-run'], outcome: 'untouched' },
+  { writer: 'reindex → index manifest', at: '.vaultkeeper/index-manifest.json', args: ['reindex', '--clear'], outcome: 'refused' },
+  { writer: 'reindex → LanceDB folder', at: '.vaultkeeper/index', args: ['reindex'], outcome: 'refused' },
+  { writer: 'reindex → embedding cache', at: '.vaultkeeper/cache', args: ['reindex'], outcome: 'warned', env: { VAULTKEEPER_EMBEDDER: 'hash' } },
+  { writer: 'search → recall events', at: '.vaultkeeper/recall.jsonl', args: ['search', 'coffee'], outcome: 'refused' },
+  { writer: 'status --dashboard → dashboard', at: '4_Resources/Dashboard.md', args: ['status', '--dashboard'], outcome: 'refused' },
+  { writer: 'status --dashboard → dashboard', at: '4_Resources', args: ['status', '--dashboard'], outcome: 'refused', commit: true },
+  { writer: 'daemon digest job → digest', at: `4_Resources/digests/Digest ${DIGEST_DATE}.md`, args: digest, outcome: 'refused' },
+  { writer: 'daemon digest job → digest', at: '4_Resources/digests', args: digest, outcome: 'refused', commit: true },
+  { writer: 'daemon health job → health log', at: '.vaultkeeper/health.jsonl', args: health, outcome: 'refused' },
 ];
 
 /** Every entry under dir (links not followed) with its bytes' hash and mtime. */
@@ -86,6 +120,9 @@ beforeAll(async () => {
   }
   // Every file the writers touch exists, so a link to it has a target with bytes to watch.
   await runCli(['--vault', template, 'dream', '--offline', '--force', '--dry-run'], { env });
+  for (const args of [['search', 'coffee'], ['status', '--dashboard']]) expect((await runCli(['--vault', template, ...args], { env })).code).toBe(0);
+  await digest(template);
+  await health(template);
   expect((await git(template, ['status', '--porcelain'])).trim()).toBe('');
 }, 120_000);
 
@@ -112,7 +149,7 @@ describe('no program write leaves the vault', () => {
         await age(outside);
         const before = await fingerprint(outside);
 
-        const result = await runCli(['--vault', root, ...c.args, ...(c.outcome === 'read-only' ? ['--json'] : [])], { env });
+        const result = await runWriter(c, root);
 
         expect(await fingerprint(outside), 'the outside target is untouched').toEqual(before);
         if (c.outcome === 'refused') {
@@ -121,18 +158,57 @@ describe('no program write leaves the vault', () => {
           expect(last).toMatch(/^vaultkeeper: .*symbolic link/);
           expect(last).toContain(c.at.split('/').length > 1 && c.at.startsWith('.vaultkeeper/') ? c.at : c.at.split('/')[0]!);
           expect(result.stderr).not.toMatch(/\n\s+at /);
+        } else if (c.outcome === 'warned') {
+          expect(result.code, result.stderr).toBe(0);
+          expect(result.stderr).toMatch(/symbolic link/);
+          expect(result.stderr).toContain(c.at);
+          expect(result.stderr).not.toMatch(/\n\s+at /);
         } else if (c.outcome === 'untouched') {
           expect([0, 1]).toContain(result.code);
           expect(result.stderr).not.toMatch(/unexpected error|\n\s+at /);
         } else {
           expect(result.code, result.stderr).toBe(0);
           const dream = JSON.parse(result.stdout) as { status: string; outside?: string[] };
-          expect(dream.status).toBe(c.args.includes('--dry-run') ? 'dry-run' : 'ok');
+          expect(dream.status).toBe(Array.isArray(c.args) && c.args.includes('--dry-run') ? 'dry-run' : 'ok');
           expect(dream.outside).toContain('2_Areas/Facts.md');
         }
       });
     }
   }
+
+  it('intent recovery meets a page linked out of the vault since the crash: the run is undone, the link kept, nothing written through it', async () => {
+    const dir = await tempDir();
+    const root = path.join(dir, 'vault');
+    await cp(template, root, { recursive: true, verbatimSymlinks: true });
+    const killed = await runCli(['--vault', root, ...DREAM], { env: { ...env, VAULTKEEPER_FAILPOINT: 'dream:before-apply' } });
+    expect(killed.code, killed.stderr).not.toBe(0);
+    const intent = JSON.parse(await readFile(path.join(root, '.vaultkeeper/intent.json'), 'utf8')) as { request: { paths: string[] } };
+    const page = intent.request.paths.find((p) => p.startsWith('2_Areas/'));
+    expect(page, `a page among ${intent.request.paths.join(', ')}`).toBeDefined();
+    // A person links the page in from elsewhere (an Obsidian habit) before any command runs again.
+    const outside = path.join(dir, 'outside');
+    const moved = path.join(outside, path.basename(page!));
+    await cp(path.join(root, page!), moved);
+    await rm(path.join(root, page!));
+    await symlink(moved, path.join(root, page!));
+    await age(outside);
+    const before = await fingerprint(outside);
+    const journal = await readFile(path.join(root, 'log.md'), 'utf8');
+
+    const next = await runCli(['--vault', root, 'remember', 'Reads Saramago'], { env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(await fingerprint(outside), 'the outside target is untouched').toEqual(before);
+    expect((await lstat(path.join(root, page!))).isSymbolicLink(), 'the link is the person’s and stays').toBe(true);
+    await expect(lstat(path.join(root, '.vaultkeeper/intent.json'))).rejects.toThrow();
+    // Undone, not finished: no dream commit, the watermark where it was (the batch is redone).
+    expect(await readFile(path.join(root, 'log.md'), 'utf8')).toBe(journal);
+    expect(await git(root, ['log', '-1', '--format=%s'])).not.toMatch(/^dream:/);
+
+    const again = await runCli(['--vault', root, ...DREAM, '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as { status: string; outside?: string[] }).outside).toContain(page);
+    expect(await fingerprint(outside), 'the next dream reads the page, never rewrites it').toEqual(before);
+  });
 
   it('a page linked in from outside is still read and indexed', async () => {
     const dir = await tempDir();

@@ -1,11 +1,12 @@
 /** `vaultkeeper daemon start|stop|status|log`: the daemon's lifecycle, as a person or a service manager drives it. */
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VaultkeeperError } from '../../core/errors.js';
 import { formatEntry, LOG_FILE, readLogEntries } from '../../daemon/log.js';
 import { processStartTime, removePidFile, runningDaemon } from '../../daemon/pidfile.js';
+import { confinedPath } from '../../vault/confine.js';
 import { locateVault } from '../../vault/locate.js';
 import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
@@ -22,7 +23,7 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
   const running = await runningDaemon(root);
   if (running !== null) throw new VaultkeeperError('VK_DAEMON_RUNNING', `a daemon already runs for this vault (pid ${running.pid})`, { hint: 'stop it with `vaultkeeper daemon stop`' });
   // Its own stdout/stderr go to daemon.out (crashes before the logger opens); its log is daemon.log.
-  const out = openSync(path.join(root, '.vaultkeeper/daemon.out'), 'a');
+  const out = openSync(await confinedPath(root, '.vaultkeeper/daemon.out'), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   const child = spawn(process.execPath, [MAIN, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
   child.unref();
   const deadline = Date.now() + 15_000;

@@ -5,12 +5,13 @@
  * category and citing every fact. Written offline and committed like every program change. The dream
  * does not count a digest's citations as placing a fact (checks.ts), so digests never hide work undone.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { withWriteLock } from '../../core/lock.js';
 import { commitPaths } from '../../git/audit.js';
 import { CATEGORIES, listLogDates, readLog, type Fact } from '../../logs/factlog.js';
 import { readTombstones } from '../../tombstones/tombstones.js';
+import { confinedPath } from '../../vault/confine.js';
+import { writeConfined } from '../../vault/confined-write.js';
 import { DIGESTS_DIR } from '../../vault/layout.js';
 import type { Vault } from '../../vault/vault.js';
 
@@ -63,10 +64,9 @@ export async function writeDigests(vault: Vault, date: string): Promise<DigestRe
   return withWriteLock(vault.root, async (lock) => {
     const written: string[] = [];
     for (const [rel, text] of pages) {
-      const file = path.join(vault.root, rel);
-      if ((await readFile(file, 'utf8').catch(() => null)) === text) continue;
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, text);
+      // A generated page, so a program file: a link on the way is refused, never written through.
+      if ((await readFile(await confinedPath(vault.root, rel), 'utf8').catch(() => null)) === text) continue;
+      await writeConfined(vault.root, rel, text);
       written.push(rel);
     }
     const commit =

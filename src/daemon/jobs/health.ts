@@ -2,13 +2,14 @@
  * The hourly health snapshot, appended to `.vaultkeeper/health.jsonl`: facts per day, pending days,
  * index drift, orphan pages, broken links, open conflicts, LLM tokens. A trend a person can graph.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runDoctor } from '../../doctor/doctor.js';
 import { listLogDates, readLog } from '../../logs/factlog.js';
 import { listWikiPages } from '../../pages/discover.js';
 import { linkResolver } from '../../pages/links.js';
 import { parsePage } from '../../pages/parse.js';
+import { appendConfined } from '../../vault/confined-write.js';
 import type { VaultReader } from '../../vault/reader.js';
 
 export const HEALTH_FILE = '.vaultkeeper/health.jsonl';
@@ -59,8 +60,6 @@ export async function healthSnapshot(vault: VaultReader, now: Date, days = 7): P
 
 export async function recordHealth(vault: VaultReader, now: Date): Promise<HealthSnapshot> {
   const snapshot = await healthSnapshot(vault, now);
-  const file = path.join(vault.root, HEALTH_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, `${JSON.stringify(snapshot)}\n`);
+  await appendConfined(vault.root, HEALTH_FILE, `${JSON.stringify(snapshot)}\n`);
   return snapshot;
 }

@@ -1,19 +1,17 @@
 /**
  * The dream agent's run log, `.vaultkeeper/runs/<run>.jsonl`: one JSON object a line for every model
  * request, reply, tool call and result, so a person can audit what a run did and why. It never holds the
- * API key or any header: entries are built from the conversation only, and any secret the caller names is
- * redacted from every string before it is written, in case a server or model echoes it back.
+ * API key or any header: entries are built from the conversation only, and every string goes through the
+ * one redaction (core/redact.ts) with the secrets the caller names, in case a server or model echoes one.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../../core/errors.js';
-import { confinedPath } from '../../vault/confine.js';
-import { redact } from '../../core/redact.js';
+import { redactDeep } from '../../core/redact.js';
+import { appendConfined } from '../../vault/confined-write.js';
 
 export const RUNS_DIR = '.vaultkeeper/runs';
 /** Longer strings are cut in the log (a model may send megabytes of arguments); the length is kept. */
 export const MAX_LOGGED_CHARS = 64 * 1024;
-const REDACTED = '[redacted]';
 const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface RunLog {
@@ -32,32 +30,29 @@ export function runLogPath(vaultRoot: string, run: string): string {
 }
 
 export async function openRunLog(vaultRoot: string, run: string, options: { secrets?: readonly string[]; now?: () => Date } = {}): Promise<RunLog> {
-  const file = await confinedPath(vaultRoot, path.relative(vaultRoot, runLogPath(vaultRoot, run)).split(path.sep).join('/'));
-  await mkdir(path.dirname(file), { recursive: true });
-  const secrets = (options.secrets ?? []).filter((s) => s !== '');
+  const rel = `${RUNS_DIR}/${path.basename(runLogPath(vaultRoot, run))}`;
+  const secrets = options.secrets ?? [];
   const now = options.now ?? (() => new Date());
   let queue: Promise<void> = Promise.resolve();
   return {
-    file,
+    file: runLogPath(vaultRoot, run),
     write(type, fields) {
       const line = serialize({ at: now().toISOString(), type, ...fields }, secrets);
-      const written = queue.then(() => appendFile(file, line, { encoding: 'utf8', mode: 0o600 }));
+      // Confined on every append: a link put in the log's place (or its folder's) is refused, not followed.
+      const written = queue.then(async () => void (await appendConfined(vaultRoot, rel, line, 0o600)));
       queue = written.catch(() => undefined);
       return written;
     },
   };
 }
 
-/** One JSON line, long strings cut and every secret replaced, also in its JSON-escaped spelling. */
+/** One JSON line: every string redacted (core/redact.ts, with the run's own secrets), then long ones cut. */
 export function serialize(entry: Record<string, unknown>, secrets: readonly string[]): string {
-  let line = JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'string' ? clean(value, secrets) : value));
-  for (const secret of secrets) line = line.split(JSON.stringify(secret).slice(1, -1)).join(REDACTED);
-  return `${redact(line)}\n`;
+  const clean = redactDeep(entry, { values: secrets });
+  return `${JSON.stringify(clean, (_key, value: unknown) => (typeof value === 'string' ? cut(value) : value))}\n`;
 }
 
-function clean(value: string, secrets: readonly string[]): string {
-  let text = value;
-  for (const secret of secrets) text = text.split(secret).join(REDACTED);
+function cut(text: string): string {
   if (text.length <= MAX_LOGGED_CHARS) return text;
   return `${text.slice(0, MAX_LOGGED_CHARS)}… [${text.length - MAX_LOGGED_CHARS} more characters not logged]`;
 }
