@@ -7,7 +7,8 @@
  *   --data PATH        locomo10.json (default ../shared/data/locomo/locomo10.json from the repository)
  *   --audit PATH       locomo_audit_errors.json (default: beside --data)
  *   --embedders none,hash,use-lite   (transformers is tried when listed or by default, run only if its model is on disk)
- *   --conversations N  only the first N conversations (a quick look)
+ *   --conversations N | A-B   only the first N conversations (a quick look), or those numbered A to B
+ *                      (0-based, e.g. 0-6 to develop on, 7-9 for the held-out split)
  *   --parts facts,loop,updates   which parts to run (default all): the facts-only systems, the
  *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts)
  *   --captions         remember shared images' captions with the turn ("[shares a photo of …]")
@@ -82,13 +83,11 @@ function settings() {
     },
   });
   const data = path.resolve(values.data ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'locomo', 'locomo10.json'));
-  const limit = values.conversations === undefined ? Infinity : Number(values.conversations);
-  if (!(limit >= 1)) throw new Error(`--conversations must be a positive number, got '${values.conversations}'`);
   return {
     data,
     audit: path.resolve(values.audit ?? path.join(path.dirname(data), 'locomo_audit_errors.json')),
     embedders: values.embedders.split(',').map((e) => e.trim()).filter((e) => e !== ''),
-    limit,
+    range: conversationRange(values.conversations),
     parts: new Set(values.parts.split(',').map((p) => p.trim())),
     captions: values.captions,
     write: !values['no-write'],
@@ -96,12 +95,22 @@ function settings() {
   };
 }
 
+/** `--conversations`: N means 0 to N-1; A-B means A to B inclusive. */
+function conversationRange(value: string | undefined): { from: number; to: number } {
+  if (value === undefined) return { from: 0, to: Infinity };
+  const range = /^(\d+)-(\d+)$/.exec(value);
+  if (range !== null && Number(range[1]) <= Number(range[2])) return { from: Number(range[1]), to: Number(range[2]) };
+  const limit = Number(value);
+  if (!(Number.isInteger(limit) && limit >= 1)) throw new Error(`--conversations must be a positive number or a range A-B, got '${value}'`);
+  return { from: 0, to: limit - 1 };
+}
+
 async function main(): Promise<void> {
   const s = settings();
   const raw = await readFile(s.data).catch((error: unknown) => {
     throw new Error(`cannot read the LoCoMo data at ${s.data} (${errorMessage(error)}); pass --data PATH to locomo10.json`);
   });
-  const conversations = (await readLocomo(s.data)).slice(0, s.limit);
+  const conversations = (await readLocomo(s.data)).filter((c) => c.index >= s.range.from && c.index <= s.range.to);
   const env = cleanEnv();
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-eval-'));
   try {

@@ -53,7 +53,7 @@ export interface LoopResults {
   dreams: Array<{ conversation: number; runs: number; pages: number; ms: number; statuses: string[] }>;
 }
 
-function score(ranked: Ranked, gold: readonly string[]): Score {
+export function score(ranked: Ranked, gold: readonly string[]): Score {
   const wanted = new Set(gold);
   const recallOf = (count: number): number => {
     const found = new Set<string>();
@@ -80,7 +80,7 @@ function score(ranked: Ranked, gold: readonly string[]): Score {
   };
 }
 
-function aggregate(scores: readonly Score[]): LoopAggregate {
+export function aggregate(scores: readonly Score[]): LoopAggregate {
   const n = scores.length;
   const mean = (pick: (s: Score) => number): number => (n === 0 ? Number.NaN : scores.reduce((sum, s) => sum + pick(s), 0) / n);
   return {
@@ -93,7 +93,7 @@ function aggregate(scores: readonly Score[]): LoopAggregate {
   };
 }
 
-async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: ReadonlyMap<string, string>, questions: readonly LoopQuestion[]): Promise<Ranked[]> {
+export async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: ReadonlyMap<string, string>, questions: readonly LoopQuestion[]): Promise<Ranked[]> {
   const vault = await openVault({ vault: root, env });
   try {
     await vault.reindex();

@@ -131,7 +131,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     await watcher.ready;
     const current = watcher;
     // Queries wait for one full pass (changes made while no daemon ran), then the watcher keeps the index current.
-    const caughtUp = state.vault.reindex().then(() => undefined, (error: unknown) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }));
+    const caughtUp = state.vault.reindex({ verify: true }).then(() => undefined, (error: unknown) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }));
     queries = await serveQueries(root, async (request) => {
       await caughtUp;
       await current.flush();
@@ -202,7 +202,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
       trigger: { every: 10 * MINUTE },
       // The watcher indexes changes as they happen; this reconciles what it may have missed (sleep, bursts).
       run: async () => {
-        const result = await state.vault.reindex();
+        const result = await state.vault.reindex({ verify: true });
         return { summary: `${result.rows} rows; ${result.added} written, ${result.removed} removed` };
       },
     },

@@ -2,8 +2,9 @@
  * Bounded pages: a generated page past about 16 KB or 200 lines splits. Its cited statements move to
  * part pages by period (`Moments 2023-05.md`, then by day, then numbered when one day alone is too
  * long), and the page becomes a hub that keeps its lead (current values, commitments, conflicts,
- * history) and links its parts under `## Parts`. Only pages with a `type` (the dream's own) split;
- * lines a person wrote without citations stay where they are.
+ * history) and links its parts under `## Parts`; notes that later reach a hub go on to the part of
+ * their period. Only pages with a `type` (the dream's own) split; lines a person wrote without
+ * citations stay where they are.
  */
 import path from 'node:path';
 import { citedIds, isItem, Page } from './page.js';
@@ -21,9 +22,17 @@ const tooLong = (page: Page): boolean => {
 
 type Level = 'month' | 'day' | 'chunk';
 
+const levelOf = (page: Page): Level => (/\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : 'month');
+const finer = (level: Level): Level => (level === 'month' ? 'day' : 'chunk');
+/** A hub by period: its notes belong in its parts, whatever its size. */
+const isHub = (page: Page): boolean => page.headingIndex('Parts') >= 0 && page.property('type') !== null && levelOf(page) !== 'chunk';
+
 export function boundPages(pages: Map<string, Page>): void {
   for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
-    if (page.changed() && page.property('type') !== null && tooLong(page)) split(pages, page, /\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : 'month');
+    if (!page.changed() || page.property('type') === null) continue;
+    // New notes on a hub go to the part of their period, so the hub keeps only its lead.
+    if (isHub(page)) split(pages, page, levelOf(page), true);
+    else if (tooLong(page)) split(pages, page, levelOf(page), false);
   }
 }
 
@@ -34,17 +43,17 @@ function periodOf(line: string, level: Level, ordinal: number): string {
   return String(Math.floor(ordinal / 60) + 2);
 }
 
-function split(pages: Map<string, Page>, hub: Page, level: Level): void {
+function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: boolean): void {
   const moving = hub.sectionLines('Notes').filter((i) => isItem(hub.lines[i]!) && citedIds(hub.lines[i]!).length > 0);
-  if (moving.length < 2) return;
+  if (moving.length < (hasParts ? 1 : 2)) return;
   const byPart = new Map<string, string[]>();
   moving.forEach((i, n) => {
     const key = periodOf(hub.lines[i]!, level, n);
     byPart.set(key, [...(byPart.get(key) ?? []), hub.lines[i]!]);
   });
   // One period holding everything cannot be split by period: go one level finer.
-  if (byPart.size === 1 && level !== 'chunk') {
-    split(pages, hub, level === 'month' ? 'day' : 'chunk');
+  if (byPart.size === 1 && level !== 'chunk' && !hasParts) {
+    split(pages, hub, finer(level), false);
     return;
   }
   for (const i of [...moving].reverse()) hub.lines.splice(i, 1);
@@ -56,7 +65,8 @@ function split(pages: Map<string, Page>, hub: Page, level: Level): void {
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
     for (const line of lines) part.append('Notes', line);
     hub.link('Parts', title);
-    if (tooLong(part)) split(pages, part, level === 'month' ? 'day' : 'chunk');
+    if (isHub(part)) split(pages, part, finer(level), true);
+    else if (tooLong(part)) split(pages, part, finer(level), false);
   }
 }
 

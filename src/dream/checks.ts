@@ -14,7 +14,8 @@ import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 
 
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'forgotten';
+/** `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts. */
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead';
 
 export interface CheckFailure {
   check: CheckName;

@@ -42,6 +42,8 @@ function cleanName(raw: string): string {
     .trim();
 }
 
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 function acceptable(name: string): boolean {
   const key = normalizeText(name);
   return key.length >= 2 && !NOT_NAMES.has(key) && /^\p{Lu}/u.test(name) && name.length <= 60;
@@ -52,20 +54,54 @@ function plainText(text: string): string {
   return text.replace(/^\[(.+?::.*)\]$/u, '$1');
 }
 
-type Nlp = (text: string) => { people(): Found; places(): Found; organizations(): Found; match(pattern: string): Found };
+type Nlp = (text: string) => { people(): Found; places(): Found; organizations(): Found; match(pattern: string): Found; json(): Array<{ terms: Array<{ tags: string[] }> }> };
 interface Found {
   out(format: 'array'): string[];
 }
 
-/** Mentions in each fact, in order of position; names not yet merged across facts (see `canonical`). */
-export async function recognizeEntities(facts: readonly Fact[]): Promise<Map<string, Mention[]>> {
+/** A run of words the tagger joined across punctuation ("Thanks, Mel!") is a greeting, not a name. */
+const PUNCTUATED_RE = /[,;:!?.()"]\s*\S/u;
+
+/**
+ * Mentions in each fact, in order of position; names not yet merged across facts (see `canonical`).
+ * `known` are the names (titles and aliases) of entities that already have a page: they are found
+ * wherever they stand, even when the tagger does not know them ("Farid likes chess").
+ */
+export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyArray<{ name: string; entity: Entity }> = []): Promise<Map<string, Mention[]>> {
   const nlp = ((await import('compromise')) as unknown as { default: Nlp }).default;
   const out = new Map<string, Mention[]>();
+  // Longer names first, so "Alice Chen" is found before "Alice"; a name must stand as written, capital included.
+  const knownNames = known
+    .filter(({ name }) => acceptable(name))
+    .map(({ name, entity }) => ({ entity, re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u'), length: name.length, name }))
+    .sort((a, b) => b.length - a.length || a.name.localeCompare(b.name));
+  // How the tagger reads a word on its own, to tell a greeting beside a first name ("Congrats Caroline",
+  // "Melanie Absolutely") from a full name ("Farid Haddad").
+  const alone = new Map<string, string[]>();
+  const tagsOf = (word: string): string[] => {
+    const key = word.toLowerCase();
+    let tags = alone.get(key);
+    if (tags === undefined) {
+      tags = nlp(key).json()[0]?.terms[0]?.tags ?? [];
+      alone.set(key, tags);
+    }
+    return tags;
+  };
+  const GREETING_TAGS = ['Expression', 'Adjective', 'Adverb', 'Verb', 'Plural'];
+  const notName = (word: string): boolean => !tagsOf(word).includes('Person') && tagsOf(word).some((t) => GREETING_TAGS.includes(t));
+  const firstName = (word: string): boolean => tagsOf(word).includes('FirstName');
+  const withoutGreeting = (name: string): string => {
+    const words = name.split(' ');
+    while (words.length > 1 && notName(words[0]!) && firstName(words[1]!)) words.shift();
+    while (words.length > 1 && notName(words.at(-1)!) && firstName(words.at(-2)!)) words.pop();
+    return words.join(' ');
+  };
   for (const fact of facts) {
     const text = plainText(fact.text);
     const found: Mention[] = [];
     const add = (raw: string, type: EntityType, at?: number): void => {
-      const name = cleanName(raw);
+      const cleaned = cleanName(raw);
+      const name = type === 'person' && cleaned.includes(' ') ? withoutGreeting(cleaned) : cleaned;
       if (!acceptable(name)) return;
       const key = normalizeText(name);
       if (found.some((m) => m.entity.key === key)) return;
@@ -88,7 +124,11 @@ export async function recognizeEntities(facts: readonly Fact[]): Promise<Map<str
     for (const name of doc.organizations().out('array')) add(name, 'organization');
     for (const name of doc.places().out('array')) add(name, 'place');
     // Two or more proper nouns in a row that the tagger could not place are most often a person's name.
-    for (const name of doc.match('#ProperNoun #ProperNoun+').out('array')) if (!name.startsWith('Project ')) add(name, 'person');
+    for (const name of doc.match('#ProperNoun #ProperNoun+').out('array')) if (!name.startsWith('Project ') && !PUNCTUATED_RE.test(name.trim())) add(name, 'person');
+    for (const { entity, re } of knownNames) {
+      const at = re.exec(text)?.index;
+      if (at !== undefined && !found.some((m) => m.entity.key === entity.key)) found.push({ entity, at });
+    }
     out.set(fact.id, found);
   }
   // A first name alone ("Farid likes chess") is a mention of the one full name that starts with it.
@@ -108,7 +148,8 @@ export async function recognizeEntities(facts: readonly Fact[]): Promise<Map<str
       const at = new RegExp(String.raw`(?<![\p{L}])${first}(?![\p{L}])`, 'u').exec(text)?.index;
       if (at !== undefined) list.push({ entity: { name: first, key: normalizeText(first), type: 'person' }, at });
     }
-    list.sort((a, b) => a.at - b.at || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || a.entity.key.localeCompare(b.entity.key));
+    // At one position the longer name is the one meant ("Daniel Okafor", not a page titled "Daniel").
+    list.sort((a, b) => a.at - b.at || b.entity.name.length - a.entity.name.length || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || a.entity.key.localeCompare(b.entity.key));
   }
   return out;
 }

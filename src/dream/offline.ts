@@ -11,7 +11,8 @@
  *   on one day are a conflict: neither stands under Current until a person resolves it (conflicts.ts);
  * - commitments go under "## Open commitments" with their due date, and to "## Past commitments" once
  *   it passes (commitments.ts);
- * - a page past the size bound splits into parts by period, linked from its hub (bound.ts);
+ * - a page past the size bound splits into parts by period, linked from its hub (bound.ts); a long
+ *   Notes section is grouped under month headings (sections.ts);
  * - removes forgotten (tombstoned) facts from pages.
  * It only appends to lines or moves them: a line a person wrote stays, and a page no rule touches is
  * not rewritten (its line endings, blank lines and code stay as they were).
@@ -24,6 +25,7 @@ import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { boundPages } from './bound.js';
+import { sectionNotesByMonth } from './sections.js';
 import { dueDate, dueOf, isCommitment } from './commitments.js';
 import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
@@ -86,7 +88,7 @@ const quoteList = (items: readonly string[]): string => `[${items.map((t) => JSO
 
 interface Plan {
   page: Page;
-  /** Entities linked from the statement and from Related. */
+  /** Entities linked from the statement and from Related, when they have a page. */
   others: Entity[];
 }
 
@@ -106,16 +108,26 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   const mark = (page: Page, date: string): void => {
     if ((touched.get(page) ?? '') < date) touched.set(page, date);
   };
+  const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
   for (const fact of facts) {
     input.signal.throwIfAborted();
     const keyed = subjectOf(fact.text);
     const due = keyed === null ? await dueDate(fact) : null;
     const plan = routing.route(fact, keyed?.key ?? null);
-    const page = keyed === null ? placeStatement(pages, plan, fact, isCommitment(fact, due) ? due ?? '' : null) : placeKeyed(plan.page, fact, keyed, conflicts);
-    mark(page, fact.date);
-    for (const other of plan.others) {
-      const target = routing.entityPage(other, fact.date);
-      if (target === page) continue;
+    const at = keyed === null ? placeStatement(pages, plan, fact, isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    mark(at.page, fact.date);
+    placed.push({ page: at.page, fact, others: plan.others, line: at.line });
+  }
+  // Links last, once the batch has made its pages: a name links to a page that exists, and no page is
+  // made only to be linked (it would hold no statement of its own).
+  for (const { page, fact, others, line } of placed) {
+    const linkable = others.map((o) => ({ entity: o, target: routing.pageOf(o) })).filter((o): o is { entity: Entity; target: Page } => o.target !== undefined && o.target !== page);
+    if (line !== null) {
+      // A duplicate later in the batch may have added its citation to the line since.
+      const index = page.lines.findIndex((l) => l.startsWith(line) && citedIds(l).includes(fact.id));
+      if (index >= 0) page.lines[index] = page.lines[index]!.replace(fact.text, linked(fact.text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
+    }
+    for (const { target } of linkable) {
       target.link('Related', page.title);
       page.link('Related', target.title);
       mark(target, fact.date);
@@ -130,6 +142,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     if (page.property('type') !== null) page.setProperty('updated', date);
   }
   boundPages(pages);
+  for (const page of pages.values()) if (page.changed() && page.property('type') !== null) sectionNotesByMonth(page);
 
   let written = 0;
   const notRewritten: string[] = [];
@@ -189,7 +202,8 @@ function removeForgotten(pages: Map<string, Page>, tombstones: TombstoneSet): vo
 
 interface Routing {
   route(fact: Fact, subjectKey: string | null): Plan;
-  entityPage(entity: Entity, date: string): Page;
+  /** The page an entity has, if any (never makes one: a link goes only to a page that exists). */
+  pageOf(entity: Entity): Page | undefined;
 }
 
 /**
@@ -208,14 +222,19 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
   };
   // Entities that already have a page, by title and alias.
   const known = new Map<string, Entity>();
+  const knownNames: Array<{ name: string; entity: Entity }> = [];
   for (const page of live()) {
     const type = page.property('type');
     if (type === null || !ENTITY_TYPES.has(type)) continue;
     const entity: Entity = { name: page.title, key: normalizeText(page.title), type: type as EntityType };
     known.set(entity.key, entity);
-    for (const alias of listProperty(page.property('aliases'))) known.set(normalizeText(alias), entity);
+    knownNames.push({ name: page.title, entity });
+    for (const alias of listProperty(page.property('aliases'))) {
+      known.set(normalizeText(alias), entity);
+      knownNames.push({ name: alias, entity });
+    }
   }
-  const raw = await recognizeEntities(facts);
+  const raw = await recognizeEntities(facts, knownNames);
   const canon = canonical(raw, known);
   const mentions = new Map<string, Mention[]>();
   const named = new Map<string, number>();
@@ -244,7 +263,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
   // An entity whose page was archived earned it once: a new fact about it opens a live page again.
   const archivedTitles = new Set([...pages.values()].filter((p) => p.rel.startsWith(ARCHIVE_DIR)).map((p) => normalizeText(p.title)));
   const eligible = (entity: Entity): boolean =>
-    byName(entity.name) !== undefined || archivedTitles.has(normalizeText(fileTitle(entity.name))) || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
+    byName(fileTitle(entity.name)) !== undefined || archivedTitles.has(normalizeText(fileTitle(entity.name))) || (named.get(entity.key) ?? 0) + mentioned(entity) >= MIN_FACTS_FOR_PAGE;
   const mainOf = (fact: Fact): Mention | undefined => (mentions.get(fact.id) ?? []).find((m) => eligible(m.entity));
 
   // Tags that occur together on a fact share a topic page (union-find, deterministic by sorted names).
@@ -314,40 +333,59 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     }
     return create(`${ENTITY_ZONE[entity.type]}/${title}.md`, title, entity.type, [], canon.aliases.get(entity.key) ?? [], date);
   };
-  const topicPage = (fact: Fact): Page => {
+  type Target = { page: Page } | { entity: Entity } | { topic: ReturnType<typeof groupTitle> } | { category: string };
+  /** Where a fact goes, decided without making any page (so a whole batch can be weighed first). */
+  const decide = (fact: Fact, subjectKey: string | null, main: Mention | undefined): Target => {
+    if (subjectKey !== null) {
+      for (const page of live()) {
+        if (page.sectionLines('Current').some((i) => subjectOf(itemBody(page.lines[i]!))?.key === subjectKey)) return { page };
+      }
+    }
     const tag = fact.tags[0];
+    const ownTagPage = tag === undefined ? undefined : byName(titleOf(tag));
+    // A tag with a page of its own keeps its facts there; a person or project beats any other tag, and so
+    // does a place a statement starts from (a trip, an event), though not the value of a keyed fact.
+    const strong = main !== undefined && (main.entity.type === 'person' || main.entity.type === 'project' || (main.entity.type === 'place' && subjectKey === null));
+    if (ownTagPage === undefined && main !== undefined && (tag === undefined || strong)) return { entity: main.entity };
+    const folded = tag === undefined ? undefined : tagEntity.get(tag);
+    if (ownTagPage === undefined && folded !== undefined && eligible(folded)) return { entity: folded };
+    if (ownTagPage !== undefined) return { page: ownTagPage };
     if (tag !== undefined) {
-      const own = byName(titleOf(tag));
-      if (own !== undefined) return own;
       const group = groupTitle(tag);
       const existing = byName(group.title);
-      if (existing !== undefined) return existing;
-      if (group.facts >= MIN_FACTS_FOR_PAGE) return create(`${ZONE_OF[fact.category]}/${fileTitle(group.title)}.md`, group.title, 'topic', group.tags, [], fact.date);
+      if (existing !== undefined) return { page: existing };
+      if (group.facts >= MIN_FACTS_FOR_PAGE) return { topic: group };
     }
-    const title = CATEGORY_PAGE[fact.category];
-    return byName(title) ?? create(`${ZONE_OF[fact.category]}/${title}.md`, title, 'topic', [], [], fact.date);
+    return { category: CATEGORY_PAGE[fact.category] };
   };
+  // Category pages this batch would open, and how many facts would fill each: a page opened for one or
+  // two facts that name a person or project would stay that small (their later facts go to the entity's
+  // page), so those facts start the entity's page instead.
+  const opening = new Map<string, number>();
+  for (const fact of facts) {
+    const target = decide(fact, subjectOf(fact.text)?.key ?? null, mainOf(fact));
+    if ('category' in target && byName(target.category) === undefined) opening.set(target.category, (opening.get(target.category) ?? 0) + 1);
+  }
+  // A full name or a project, not a first name alone: that may yet turn out to be someone's full name.
+  const starter = (fact: Fact): Entity | undefined => (mentions.get(fact.id) ?? []).find((m) => (m.entity.type === 'person' && m.entity.name.includes(' ')) || m.entity.type === 'project')?.entity;
 
   return {
-    entityPage,
+    pageOf: (entity) => byName(fileTitle(entity.name)),
     route(fact, subjectKey) {
       const list = mentions.get(fact.id) ?? [];
       const main = mainOf(fact);
       const others = list.filter((m) => m !== main && eligible(m.entity)).map((m) => m.entity);
-      if (subjectKey !== null) {
-        for (const page of live()) {
-          if (page.sectionLines('Current').some((i) => subjectOf(itemBody(page.lines[i]!))?.key === subjectKey)) return { page, others };
-        }
-      }
-      const tag = fact.tags[0];
-      const ownTagPage = tag === undefined ? undefined : byName(titleOf(tag));
-      // A tag with a page of its own keeps its facts there; a person or project beats any other tag.
-      if (ownTagPage === undefined && main !== undefined && (tag === undefined || main.entity.type === 'person' || main.entity.type === 'project')) {
-        return { page: entityPage(main.entity, fact.date), others };
-      }
-      const folded = tag === undefined ? undefined : tagEntity.get(tag);
-      if (ownTagPage === undefined && folded !== undefined) return { page: entityPage(folded, fact.date), others: others.filter((o) => o.key !== folded.key) };
-      return { page: topicPage(fact), others: main === undefined ? others : [main.entity, ...others] };
+      const target = decide(fact, subjectKey, main);
+      if ('page' in target) return { page: target.page, others: main === undefined || target.page === byName(fileTitle(main.entity.name)) ? others : [main.entity, ...others] };
+      if ('entity' in target) return { page: entityPage(target.entity, fact.date), others: others.filter((o) => o.key !== target.entity.key) };
+      const withMain = main === undefined ? others : [main.entity, ...others];
+      if ('topic' in target) return { page: create(`${ZONE_OF[fact.category]}/${fileTitle(target.topic.title)}.md`, target.topic.title, 'topic', target.topic.tags, [], fact.date), others: withMain };
+      const title = target.category;
+      const page = byName(title);
+      if (page !== undefined) return { page, others: withMain };
+      const start = starter(fact);
+      if (start !== undefined && (opening.get(title) ?? 0) < MIN_FACTS_FOR_PAGE) return { page: entityPage(start, fact.date), others: list.map((m) => m.entity).filter((e) => e.key !== start.key && eligible(e)) };
+      return { page: create(`${ZONE_OF[fact.category]}/${title}.md`, title, 'topic', [], [], fact.date), others: withMain };
     },
   };
 }
@@ -378,9 +416,9 @@ function linked(text: string, others: readonly Entity[], titles: (e: Entity) => 
 /**
  * A statement already on a page (the same normalized text, whatever its tags) gets the new citation on
  * its line; only a new statement goes to the page it routes to. `due` is set for a commitment ('' when
- * it names no date). Returns the page that holds the statement.
+ * it names no date). Returns the page that holds the statement, and the line when it is a new one.
  */
-function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: string | null): Page {
+function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: string | null): { page: Page; line: string | null } {
   const key = statementKey(fact.text);
   const holding = (page: Page): number =>
     page.lines.findIndex((l, i) => isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
@@ -390,12 +428,11 @@ function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: s
     const index = holding(page);
     if (index < 0) continue;
     if (!citedIds(page.lines[index]!).includes(fact.id)) page.lines[index] = `${page.lines[index]!.trimEnd()} ${cite(fact)}`;
-    return page;
+    return { page, line: null };
   }
-  const text = linked(fact.text, plan.others, (e) => fileTitle(e.name));
-  if (due === null) plan.page.append('Notes', `- ${text} ${cite(fact)}`);
-  else plan.page.append('Open commitments', `- ${text}${due === '' ? '' : ` (due ${due})`} ${cite(fact)}`);
-  return plan.page;
+  const line = due === null ? `- ${fact.text} ${cite(fact)}` : `- ${fact.text}${due === '' ? '' : ` (due ${due})`} ${cite(fact)}`;
+  plan.page.append(due === null ? 'Notes' : 'Open commitments', line);
+  return { page: plan.page, line };
 }
 
 function placeKeyed(page: Page, fact: Fact, keyed: Keyed, conflicts: Conflict[]): Page {

@@ -1,7 +1,8 @@
 /**
  * Checks of the pages a run wrote that keep the wiki readable (issue 10), for any consolidator: no page
  * grows past the size bound, every link the run added leads to a page (or a log), and no disputed value
- * is promoted to a page's lead (its opening lines or `## Current`) while the conflict stands.
+ * is promoted to a page's lead (its opening lines or `## Current`) while the conflict stands. Each has
+ * its own check name (page_size, broken_link, disputed_lead), so a failed run says which rule it broke.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,12 +34,12 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
     const before = (await showFile(vaultRoot, base, rel))?.toString('utf8') ?? null;
     // A person's page that was already long is theirs to split; the run must not make a page too long.
     if (tooBig(text) && (before === null || !tooBig(before))) {
-      return { check: 'safety', message: `${rel} is past ${MAX_PAGE_BYTES / 1024} KB or ${MAX_PAGE_LINES} lines; split it into parts by period with a hub page linking them` };
+      return { check: 'page_size', message: `${rel} is past ${MAX_PAGE_BYTES / 1024} KB or ${MAX_PAGE_LINES} lines; split it into parts by period with a hub page linking them` };
     }
     const had = before === null ? new Set<string>() : linksOf(before);
     for (const target of linksOf(text)) {
       if (had.has(target) || resolve(target, rel) !== null) continue;
-      return { check: 'safety', message: `${rel} links [[${target}]], which leads to no page; create the page or remove the link` };
+      return { check: 'broken_link', message: `${rel} links [[${target}]], which leads to no page; create the page or remove the link` };
     }
     let section: string | null = null;
     for (const line of text.split('\n')) {
@@ -46,7 +47,7 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
       if (heading) section = heading[1]!;
       if (section !== null && section !== 'Current') continue;
       const id = [...line.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g)].map((m) => m[1]!).find((f) => disputed.has(f));
-      if (id !== undefined) return { check: 'safety', message: `${rel} states the disputed fact ${id} in its lead; keep both values under ## Conflicts until a person resolves them` };
+      if (id !== undefined) return { check: 'disputed_lead', message: `${rel} states the disputed fact ${id} in its lead; keep both values under ## Conflicts until a person resolves them` };
     }
   }
   return null;

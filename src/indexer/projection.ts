@@ -3,35 +3,32 @@
  * and the tombstones. Pure apart from reading the file; the same inputs always give the same rows.
  */
 import { isPending, type Journal } from '../dream/journal.js';
-import { parseLog } from '../logs/factlog.js';
 import { parsePage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
+import { liveFacts, passagesOf } from './passages.js';
+import { onlyStopWords } from './query.js';
 import type { IndexRow } from './rows.js';
+import { splitStatements } from './statements.js';
 import { LOG_PATH_RE, sourceKind } from './sources.js';
 
 export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
 const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
 const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
-/**
- * A fact's context field holds the passage around it: itself and the facts up to this many places
- * before and after it in its batch (same header, so same source and day), since a question often
- * uses the words of the neighbouring turn.
- * Measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
- */
-export const CONTEXT_NEIGHBOURS = 2;
-/** In MEMORY.md only list items are content; its headings and prose are the generator's template. */
-const HEADING_RE = /^#{1,6}\s/;
-const LIST_ITEM_RE = /^\s*(?:[-*+]|\d+[.)])\s+\S/;
+const LINK_RE = /!?\[\[[^\]]*\]\]/g;
+/** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
+const GENERATED_CORE_SECTIONS = ['Often recalled', 'Pages'];
 
 export interface ProjectionInputs {
   journal: Journal;
   tombstones: TombstoneSet;
   /** Fact ids the pages cite. A consolidated log still shows its facts no page cites (a late append, a citation a person removed), so nothing is silently lost. */
   cited: ReadonlySet<string>;
+  /** The passage of a fact a page cites (passages.ts), '' when unknown: a page line is findable by it as the fact was. */
+  passage?: (date: string, id: string) => string;
 }
 
 export interface Projection {
@@ -49,21 +46,19 @@ export function projectFile(rel: string, content: Uint8Array | string, inputs: P
 function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
-  const facts = parseLog(content, date).facts.filter((fact) => !tombstones.hasId(fact.id) && !tombstones.repeats(fact.text));
+  const facts = liveFacts(content, date, tombstones);
+  const passages = passagesOf(facts);
   const rows: IndexRow[] = [];
-  facts.forEach((fact, index) => {
-    if (!pending && cited.has(fact.id)) return; // placed on a page: the page is what search shows
-    const batch = (other: (typeof facts)[number] | undefined): boolean => other !== undefined && other.time === fact.time && other.source === fact.source;
-    const passage: string[] = [];
-    for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
-      if (batch(facts[i])) passage.push(facts[i]!.text);
-    }
+  for (const fact of facts) {
+    if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
     rows.push({
       key: `f:${rel}#${fact.id}`,
       kind: 'fact',
       path: rel,
       line: fact.line,
       line_end: fact.line,
+      section_line: fact.line,
+      section_end: fact.line,
       id: fact.id,
       date,
       category: fact.category,
@@ -77,63 +72,107 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       citations: [],
       text: fact.text,
       content: [fact.text, ...fact.tags].join(' '),
-      context: passage.join('\n'),
+      context: passages.get(fact.id) ?? fact.text,
       subject: keyedSubject(fact.text) ?? '',
     });
-  });
+  }
   return rows;
 }
 
-function projectPage(rel: string, content: Uint8Array | string, { tombstones }: ProjectionInputs, kind: 'page' | 'core'): Projection {
+function projectPage(rel: string, content: Uint8Array | string, { tombstones, passage }: ProjectionInputs, kind: 'page' | 'core'): Projection {
   const page = parsePage(rel, content);
-  // A line that cites or repeats a forgotten fact is left out (blanked, so the text's lines keep their
-  // numbers for a result's line range); the rest of its section stays searchable.
+  // A line that cites or repeats a forgotten fact is left out (blanked, so the others keep their numbers);
+  // the rest of its section stays searchable.
   const chunks = page.chunks.map((chunk) => {
     const lines = chunk.text.split('\n');
-    const kept = lines.filter((line) => !isForgottenLine(line, tombstones));
-    if (kept.length === lines.length) return chunk;
-    const text = lines.map((line) => (isForgottenLine(line, tombstones) ? '' : line)).join('\n');
+    if (!lines.some((line) => isForgottenLine(line, tombstones))) return { ...chunk, lines };
+    const kept = lines.map((line) => (isForgottenLine(line, tombstones) ? '' : line));
     const ids = new Set(kept.flatMap(citedInLine));
-    return { ...chunk, text, citations: chunk.citations.filter((id) => ids.has(id)) };
+    return { ...chunk, lines: kept, citations: chunk.citations.filter((id) => ids.has(id)) };
   });
   // A digest or the dashboard lists what was learned; it does not place a fact, so it does not hide one either.
   const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
+  const base = {
+    kind,
+    path: rel,
+    id: '',
+    category: '',
+    tags: page.tags,
+    title: page.title,
+    page_type: page.frontmatter.type ?? '',
+    status: page.frontmatter.status ?? '',
+    archived,
+    subject: '',
+  };
   const rows: IndexRow[] = [];
-  chunks.forEach((chunk, index) => {
-    // A heading with nothing under it (a page's title above its first section) is noise in results;
-    // its words already ride along in the heading path of the sections below.
-    const headingOnly = chunk.text.split('\n').every((line) => line.trim() === '' || /^#{1,6}\s/.test(line));
-    if (headingOnly && (chunks.length > 1 || chunk !== page.chunks[index])) return;
-    const body = kind === 'core' ? chunk.text.split('\n').filter((line) => LIST_ITEM_RE.test(line)).join('\n') : chunk.text;
-    if (body.trim() === '') return;
-    let date: string | null = null;
-    for (const match of chunk.text.matchAll(CITATION_DATE_RE)) {
+  let statementCount = 0;
+  for (const chunk of chunks) {
+    if (kind === 'core' && GENERATED_CORE_SECTIONS.includes(chunk.heading ?? '')) continue;
+    const headingPath = chunk.headingPath.join(' > ');
+    const heading = [page.title, headingPath === page.title ? '' : headingPath, page.aliases.join(' ')].filter((s) => s !== '');
+    const sectionDate = newestDate(chunk.lines, tombstones);
+    const statements = splitStatements(chunk.lines, { listOnly: kind === 'core' });
+    statementCount += statements.length;
+    for (const statement of statements) {
+      // A line of nothing but links ("- [[Ana 2026-05]]" under Parts or Related) is navigation: the pages it names are searched themselves.
+      if (onlyStopWords(statement.text.replace(LINK_RE, ' '))) continue;
+      const citations = [...new Set(citedInLine(statement.text))].filter((id) => chunk.citations.includes(id));
+      // The passages of the facts it cites, so a page line stays findable by its neighbours' words as the
+      // facts were before the dream (the page's own neighbouring lines cost precision: docs/benchmarks.md).
+      const passages = [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '');
+      const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), statement.text.replace(CITATION_RE, '')].filter((l) => l !== ''))];
+      const line = chunk.startLine + statement.start;
+      rows.push({
+        ...base,
+        key: kind === 'core' ? `c:${line}` : `p:${rel}#${line}`,
+        line,
+        line_end: chunk.startLine + statement.end,
+        section_line: chunk.startLine,
+        section_end: chunk.endLine,
+        date: newestDate([statement.text], tombstones) ?? sectionDate,
+        heading: chunk.heading ?? '',
+        heading_path: headingPath,
+        citations,
+        text: statement.text,
+        content: statement.text.replace(CITATION_RE, ''),
+        context: context.join('\n'),
+      });
+    }
+  }
+  // A page of nothing but headings is still findable by them.
+  if (statementCount === 0 && kind === 'page') {
+    for (const chunk of chunks) {
+      const text = chunk.lines.filter((line) => line.trim() !== '').join('\n');
+      if (text === '') continue;
+      const headingPath = chunk.headingPath.join(' > ');
+      rows.push({
+        ...base,
+        key: `p:${rel}#${chunk.startLine}`,
+        line: chunk.startLine,
+        line_end: chunk.endLine,
+        section_line: chunk.startLine,
+        section_end: chunk.endLine,
+        date: null,
+        heading: chunk.heading ?? '',
+        heading_path: headingPath,
+        citations: [],
+        text,
+        content: text.replace(/^#{1,6}\s+/gm, ''),
+        context: [page.title, page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
+      });
+    }
+  }
+  return { rows, cited };
+}
+
+/** The newest date the lines cite among facts not forgotten, or null. */
+function newestDate(lines: readonly string[], tombstones: TombstoneSet): string | null {
+  let date: string | null = null;
+  for (const line of lines) {
+    for (const match of line.matchAll(CITATION_DATE_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
     }
-    const headingPath = chunk.headingPath.join(' > ');
-    rows.push({
-      key: kind === 'core' ? `c:${index}` : `p:${rel}#${index}`,
-      kind,
-      path: rel,
-      line: chunk.startLine,
-      line_end: chunk.endLine,
-      id: '',
-      date,
-      category: '',
-      tags: page.tags,
-      title: page.title,
-      heading: chunk.heading ?? '',
-      heading_path: headingPath,
-      page_type: page.frontmatter.type ?? '',
-      status: page.frontmatter.status ?? '',
-      archived,
-      citations: chunk.citations,
-      text: chunk.text,
-      content: body.split('\n').filter((line) => !HEADING_RE.test(line)).join('\n').replace(CITATION_RE, ''),
-      context: [page.title, headingPath === page.title ? '' : headingPath, page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
-      subject: '',
-    });
-  });
-  return { rows, cited };
+  }
+  return date;
 }

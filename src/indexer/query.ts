@@ -20,6 +20,11 @@ const EXTRA_STOP_WORDS = [
 ];
 const STOP_WORDS: ReadonlySet<string> = new Set([...eng, ...EXTRA_STOP_WORDS]);
 
+/** True when a statement's words are all stop words (e.g. "Part of", or nothing): it says nothing to rank by. */
+export function onlyStopWords(text: string): boolean {
+  return normalizeText(text).split(' ').every((word) => word === '' || STOP_WORDS.has(word));
+}
+
 export interface ParsedQuery {
   /** The words that rank (normalized, stop words dropped), in order, unique. */
   terms: string[];

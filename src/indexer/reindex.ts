@@ -18,6 +18,7 @@ import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import type * as Projection from './projection.js';
 import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
+import { PassageReader, citedDates } from './passages.js';
 import { embeddingText, rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
 
@@ -35,6 +36,12 @@ export interface ReindexOptions {
   onNote?: (message: string) => void;
   /** How long to wait for another indexer; 0 returns `busy` at once. */
   lockWaitMs?: number;
+  /**
+   * Read every index of the table once before trusting it (the `reindex` command), so a damaged index
+   * file is rebuilt now. A search's freshness pass leaves this out: a search that meets a damaged index
+   * fails, and the vault rebuilds then, so every search does not pay for the probe.
+   */
+  verify?: boolean;
 }
 
 export interface FileCounts {
@@ -127,7 +134,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   let store = await openStore(ctx, uri, dimensions);
   try {
     let manifest = await readManifest(ctx.root);
-    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, uri, model, dimensions });
+    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions });
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
       if (rebuilt !== 'requested') {
@@ -161,6 +168,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     let projector: typeof Projection | null = null;
     let touched = false;
 
+    const passages = new PassageReader(ctx.root, tombstones);
     let cited: Set<string> | null = null;
     let citedChanged = false;
     let citedDigest = m.cited;
@@ -202,7 +210,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         continue;
       }
       projector ??= await import('./projection.js');
-      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set() });
+      if (sourceKind(rel) !== 'log') await passages.load(citedDates(content));
+      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set(), passage: (date, id) => passages.get(date, id) });
       const hashes: Record<string, string> = {};
       for (const row of rows) {
         const hash = rowHash(row);
@@ -287,7 +296,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 async function rebuildReason(
   store: IndexStore,
   manifest: Manifest | null,
-  want: { clear: boolean; uri: string; model: string; dimensions: number | null },
+  want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null },
 ): Promise<string | null> {
   if (want.clear) return 'requested';
   if (manifest === null) return store.exists ? 'its manifest is missing or unreadable' : 'new index';
@@ -301,7 +310,7 @@ async function rebuildReason(
   try {
     const dims = await store.tableDimensions();
     if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;
-    await store.probe();
+    if (want.verify) await store.probe();
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {

@@ -1,19 +1,22 @@
-/** One searchable unit in the index (DESIGN §6): a fact, a section of a page, or a section of MEMORY.md. */
+/** One searchable unit in the index (DESIGN §6): a fact, a statement of a page section (a list item, a paragraph), or a list item of MEMORY.md. */
 import { createHash } from 'node:crypto';
 
 export type RowKind = 'fact' | 'page' | 'core';
 export const ROW_KINDS: readonly RowKind[] = ['fact', 'page', 'core'];
 
 export interface IndexRow {
-  /** Unique and stable: `f:<fact id>`, `p:<path>#<chunk>`, `c:<chunk>`. */
+  /** Unique and stable: `f:<path>#<fact id>`, `p:<path>#<line>`, `c:<line>`. */
   key: string;
   kind: RowKind;
   path: string;
   line: number;
   line_end: number;
+  /** The section the row is part of (a fact: its own line), so a caller can read the rest. */
+  section_line: number;
+  section_end: number;
   /** The fact id for facts, '' otherwise. */
   id: string;
-  /** YYYY-MM-DD: the log date of a fact, the newest cited date of a page chunk; null when unknown. */
+  /** YYYY-MM-DD: the log date of a fact; the newest date a page statement cites, else its section's; null when unknown. */
   date: string | null;
   category: string;
   tags: string[];
@@ -30,7 +33,8 @@ export interface IndexRow {
   content: string;
   /**
    * A lower-weight full-text field (DESIGN §6): for a fact, the passage of its batch around it (itself included);
-   * for a page or core section, its title, heading path and aliases. Findable by, never shown.
+   * for a page or core statement, the page's title, heading path and aliases and the statements around it in
+   * its section (itself included). Findable by, never shown.
    */
   context: string;
   /** The normalized subject of a keyed fact (`subject:: value`), '' otherwise: newer values supersede older ones. */
@@ -42,7 +46,8 @@ export function rowHash(row: IndexRow): string {
   return createHash('sha256').update(JSON.stringify(row)).digest('base64url').slice(0, 22);
 }
 
-/** What the embedder sees: a fact's own text (its neighbours would blur it), a section with its title and headings. */
+/** What the embedder sees: a row's own text (its neighbours would blur it), a page's with its title and heading path. */
 export function embeddingText(row: IndexRow): string {
-  return row.kind === 'fact' || row.context === '' ? row.content : `${row.context}\n${row.content}`;
+  if (row.kind === 'fact') return row.content;
+  return [row.title, row.heading_path === row.title ? '' : row.heading_path, row.content].filter((s) => s !== '').join('\n');
 }

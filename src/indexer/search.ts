@@ -1,8 +1,8 @@
 /**
  * Hybrid search: full-text (BM25 with stemming, over a fact's own text and, at a lower weight, its
  * context) and vector results, fused into one score from 0 to 1. Questions work as queries (query.ts);
- * a superseded keyed value ranks below the current one; a page result is the matching lines of its
- * section (excerpt.ts); k, a character budget and a minimum score bound what comes back. Results come
+ * a superseded keyed value ranks below the current one; a page result is one statement of a section
+ * (statements.ts); k, a character budget and a minimum score bound what comes back. Results come
  * in a deterministic order: score, then date (newest first), then path, then line.
  */
 import path from 'node:path';
@@ -11,8 +11,7 @@ import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
-import { excerpt, stems } from './excerpt.js';
-import { parseQuery, passesFilters, type ParsedQuery } from './query.js';
+import { parseQuery, passesFilters } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 import { RECALL_FILE } from '../recall/events.js';
@@ -60,7 +59,7 @@ export interface SearchOptions {
 export interface SearchResult {
   kind: RowKind;
   path: string;
-  /** The lines shown: a fact's line, or the first and last matching line of a page section. */
+  /** The lines shown: a fact's line, or a page statement's first and last line. */
   line: number;
   line_end: number;
   /** The whole section a page result comes from (a fact: its line), to read the rest. */
@@ -142,7 +141,7 @@ export async function search(
     now: options.now ?? new Date(),
   });
   const current = await supersede(store, scored, where);
-  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score, parsed))), k, options);
+  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score))), k, options);
   if (options.recordRecall ?? true) {
     // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
     await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
@@ -240,25 +239,24 @@ function bound(results: readonly SearchResult[], k: number, options: SearchOptio
   return out;
 }
 
-function toResult(hit: Hit, score: number, query: ParsedQuery): SearchResult {
-  const shown = hit.kind === 'fact' ? null : excerpt(hit, stems([...query.terms, ...query.phrases]));
+function toResult(hit: Hit, score: number): SearchResult {
   return {
     kind: hit.kind,
     path: hit.path,
-    line: shown?.line ?? hit.line,
-    line_end: shown?.line_end ?? hit.line_end,
-    section: { line: hit.line, line_end: hit.line_end },
+    line: hit.line,
+    line_end: hit.line_end,
+    section: { line: hit.section_line, line_end: hit.section_end },
     id: hit.id === '' ? null : hit.id,
     title: hit.title === '' ? null : hit.title,
     heading: hit.heading === '' ? null : hit.heading,
     heading_path: hit.heading_path === '' ? null : hit.heading_path,
-    text: shown?.text ?? hit.text,
+    text: hit.text,
     score: Math.round(Math.min(1, score) * 1e6) / 1e6,
-    date: shown?.date ?? hit.date,
+    date: hit.date,
     link: obsidianLink(hit),
     category: hit.category === '' ? null : hit.category,
     tags: hit.tags,
-    citations: shown?.citations ?? hit.citations,
+    citations: hit.citations,
   };
 }
 

@@ -23,7 +23,7 @@ export interface Hit extends IndexRow {
 }
 
 const COLUMNS = [
-  'key', 'kind', 'path', 'line', 'line_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
+  'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
   'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content', 'subject',
 ] as const; // not `context`: searched, never shown, so never read back
 const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
@@ -263,6 +263,8 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
     new Field('path', new Utf8(), false),
     new Field('line', new Int32(), false),
     new Field('line_end', new Int32(), false),
+    new Field('section_line', new Int32(), false),
+    new Field('section_end', new Int32(), false),
     new Field('id', new Utf8(), false),
     new Field('date', new Utf8(), true),
     new Field('category', new Utf8(), false),
@@ -300,6 +302,8 @@ function fromRecord(r: Record<string, unknown>, raw: number): Hit {
     path: String(r.path),
     line: Number(r.line),
     line_end: Number(r.line_end),
+    section_line: Number(r.section_line),
+    section_end: Number(r.section_end),
     id: String(r.id),
     date: r.date === null || r.date === undefined ? null : String(r.date),
     category: String(r.category),

@@ -33,6 +33,8 @@ export interface Fact {
   date: string;
   /** HH:MM of the batch header the fact sits under ('' when it has none). */
   time: string;
+  /** The line of that header (0 when it has none): facts under one header were appended together. */
+  batch: number;
   source: string;
   category: Category;
   text: string;
@@ -116,8 +118,9 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
 
   const facts: Fact[] = [];
   const skipped: SkippedLine[] = [];
-  const bodies: { line: number; time: string; source: string; body: FactBody; excerpt: string }[] = [];
+  const bodies: { line: number; time: string; batch: number; source: string; body: FactBody; excerpt: string }[] = [];
   let time = '';
+  let batch = 0;
   let source = '';
   const titleIndex = lines.findIndex((l) => l.trim() !== '');
 
@@ -129,6 +132,7 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
     if (header !== null) {
       time = header[1]!;
       source = (header[2] ?? '').trim();
+      batch = lineNo;
       return;
     }
     if (index === titleIndex && line === `# ${date}`) return;
@@ -142,7 +146,7 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
       skipped.push({ line: lineNo, reason: fact.reason, excerpt: excerpt(line) });
       return;
     }
-    bodies.push({ line: lineNo, time, source, body: fact, excerpt: excerpt(line) });
+    bodies.push({ line: lineNo, time, batch, source, body: fact, excerpt: excerpt(line) });
   });
 
   // Ids written in the file are claimed first (the first line with an id keeps it), so a line a person
@@ -155,7 +159,7 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
     else claimed.add(body.id);
   }
   const ordinals = new Map<string, number>();
-  for (const { line, time, source, body, excerpt } of bodies) {
+  for (const { line, time, batch, source, body, excerpt } of bodies) {
     const key = `${time}\u0000${source}\u0000${body.written}`;
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
@@ -166,7 +170,7 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
       for (let n = ordinal; id === undefined || claimed.has(id); n++) id = factId(date, time, source, body.written, n);
       claimed.add(id);
     }
-    facts.push({ id, date, time, source, category: body.category, text: body.text, tags: body.tags, line, explicitId });
+    facts.push({ id, date, time, batch, source, category: body.category, text: body.text, tags: body.tags, line, explicitId });
   }
   skipped.sort((a, b) => a.line - b.line);
 

@@ -1,7 +1,8 @@
 /**
  * The pages the offline dream writes (issue 10): entity pages with links, commitments with due dates,
  * conflicts a person resolves on the page, pages split by period under a hub, and the same bytes for
- * the same input. Real vaults in temp dirs, real git, the real runner.
+ * the same input; and the LLM path held to the same shapes by the runner's page checks (a scripted model
+ * on 127.0.0.1, the built CLI). Real vaults in temp dirs, real git, the real runner.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,7 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../src/vault/vault.js';
 import { listWikiPages } from '../../src/pages/discover.js';
+import { runCli } from '../helpers/cli.js';
+import { call, toolResults, tools, useFakeLlm, type ChatRequest, type Reply } from '../helpers/fake-llm.js';
 import { makeVault } from '../helpers/indexed-vault.js';
+import { useTempDir, writeTree } from '../helpers/tmp.js';
+import { git, gitStatus, initVault } from '../helpers/vault.js';
 
 const CONFIG = 'timezone: UTC\nindex:\n  embedder: none\ndream:\n  max_days: 60\n';
 let temp = '';
@@ -149,4 +154,94 @@ describe('bounded pages', { timeout: 240_000 }, () => {
     const cited = [...a.values()].join('\n').match(/\[\[2026-\d\d-\d\d#\^f-/g) ?? [];
     expect(cited.length).toBe(facts.length); // every fact on exactly one line
   }, 300_000);
+});
+
+describe('the LLM path: the runner refuses a page that breaks the shapes', { timeout: 240_000 }, () => {
+  const tempDir = useTempDir();
+  const startLlm = useFakeLlm();
+  const D1 = '2025-06-01';
+  const LOG = `# ${D1}\n\n## 09:00 · cli\n- [fact] home city:: Lisbon ^f-aaaaaaaaaa\n- [fact] home city:: Porto ^f-bbbbbbbbbb\n- [preference] Prefers dark roast coffee #coffee ^f-cccccccccc\n`;
+  type Facts = Array<{ id: string; text: string; cite: string }>;
+  const front = (title: string, type: string): string => `---\ntitle: ${title}\ntype: ${type}\n---\n# ${title}\n`;
+  const conflictLine = (f: Facts): string => `- [ ] **home city**: "Lisbon" ${f[0]!.cite} or "Porto" ${f[1]!.cite}, both on ${D1}`;
+
+  /** A committed vault with one day of logs, a model that reads it, then makes `calls` from the facts, then finishes. */
+  async function llmDream(calls: (facts: Facts) => Reply): Promise<{ root: string; head: string; result: { status: string; check: string | null; reason: string; commit: string | null }; requests: ChatRequest[] }> {
+    const root = await initVault(await tempDir());
+    await writeTree(root, { [`logs/${D1}.md`]: LOG, '.vaultkeeper/config.yaml': 'timezone: UTC\nindex:\n  embedder: none\n' });
+    await git(root, ['add', '--all']);
+    await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'my log']);
+    const head = (await git(root, ['rev-parse', 'HEAD'])).trim();
+    const server = await startLlm([
+      tools(call('read_log', { date: D1 })),
+      (request) => calls(toolResults(request).flatMap((r) => (r.result as { facts: Facts }).facts)),
+      tools(call('finish', { summary: 'placed the facts' })),
+    ]);
+    const run = await runCli(['dream', '--force', '--json', '--vault', root], {
+      env: { VAULTKEEPER_LLM_BASE_URL: server.baseUrl, VAULTKEEPER_LLM_MODEL: 'shape-model', VAULTKEEPER_LLM_API_KEY_ENV: 'VK_SHAPE_KEY', VK_SHAPE_KEY: 'sk-shape-test' },
+    });
+    expect(run.stdout, run.stderr).not.toBe('');
+    return { root, head, result: JSON.parse(run.stdout) as never, requests: server.requests };
+  }
+
+  const cases: Array<{ check: string; why: RegExp; calls: (f: Facts) => Reply }> = [
+    {
+      check: 'page_size',
+      why: /past 16 KB or 200 lines/,
+      // Every fact cited, but the page runs to 250 lines and about 20 KB.
+      calls: (f) =>
+        tools(
+          call('flag_conflict', { subject: 'home city', fact_ids: [f[0]!.id, f[1]!.id], note: 'two cities on one day' }),
+          call('write_page', {
+            path: '2_Areas/Coffee.md',
+            content: `${front('Coffee', 'topic')}\n## Notes\n\n- Prefers dark roast coffee ${f[2]!.cite}\n${Array.from({ length: 250 }, (_, i) => `- Tasting note ${i}: a long paragraph about roast, grind, water temperature and the cup that followed.`).join('\n')}\n\n## Conflicts\n\n${conflictLine(f)}\n`,
+          }),
+        ),
+    },
+    {
+      check: 'broken_link',
+      why: /links \[\[Nobody Here\]\], which leads to no page/,
+      calls: (f) =>
+        tools(
+          call('flag_conflict', { subject: 'home city', fact_ids: [f[0]!.id, f[1]!.id], note: 'two cities on one day' }),
+          call('write_page', { path: '2_Areas/Coffee.md', content: `${front('Coffee', 'topic')}\n## Notes\n\n- Prefers dark roast coffee, as [[Nobody Here]] does ${f[2]!.cite}\n\n## Conflicts\n\n${conflictLine(f)}\n` }),
+        ),
+    },
+    {
+      check: 'disputed_lead',
+      why: /states the disputed fact f-bbbbbbbbbb in its lead/,
+      // The model flags the conflict, yet puts the later value under Current: a guess.
+      calls: (f) =>
+        tools(
+          call('flag_conflict', { subject: 'home city', fact_ids: [f[0]!.id, f[1]!.id], note: 'two cities on one day' }),
+          call('write_page', { path: '3_Personal/Home.md', content: `${front('Home', 'place')}\n## Current\n\n- home city:: Porto ${f[1]!.cite}\n\n## Notes\n\n- Prefers dark roast coffee ${f[2]!.cite}\n\n## Conflicts\n\n${conflictLine(f)}\n` }),
+        ),
+    },
+  ];
+
+  it.each(cases)('a model that breaks $check is refused by that check, and nothing of the run is applied', async ({ check, why, calls }) => {
+    const { root, head, result } = await llmDream(calls);
+    expect(result.status, result.reason).toBe('failed');
+    expect(result.check, result.reason).toBe(check);
+    expect(result.reason).toMatch(why);
+    expect(result.commit).toBeNull();
+    expect((await git(root, ['rev-parse', 'HEAD'])).trim()).toBe(head);
+    expect(await gitStatus(root)).toEqual([]);
+    expect(await listWikiPages(root)).toEqual([]);
+  });
+
+  it('the same facts in the shapes the instructions describe are applied, and the instructions name those shapes', async () => {
+    const { root, result, requests } = await llmDream((f) =>
+      tools(
+        call('flag_conflict', { subject: 'home city', fact_ids: [f[0]!.id, f[1]!.id], note: 'two cities on one day' }),
+        call('write_page', { path: '2_Areas/Coffee.md', content: `${front('Coffee', 'topic')}\n## Notes\n\n- Prefers dark roast coffee ${f[2]!.cite}\n\n## Related\n\n- [[Home]]\n` }),
+        call('write_page', { path: '3_Personal/Home.md', content: `${front('Home', 'place')}\n## Conflicts\n\n${conflictLine(f)}\n\n## Related\n\n- [[Coffee]]\n` }),
+      ),
+    );
+    expect(result.status, result.reason).toBe('ok');
+    expect(result.check).toBeNull();
+    expect(await read({ root } as Vault, '3_Personal/Home.md')).toContain('- [ ] **home city**: "Lisbon"');
+    const system = JSON.stringify(requests[0]!.body.messages[0]);
+    for (const shape of ['One page per entity', '## Related', '## Open commitments', '## Conflicts', 'no page past 16 KB or 200 lines', '## Parts', 'Every `[[link]]` you write must lead to a page that exists']) expect(system).toContain(shape);
+  });
 });

@@ -81,6 +81,14 @@ describe('the context field', () => {
     expect(byId.has('f-bbbbbbbbb4')).toBe(false);
     await vault.close();
   });
+
+  it('takes the context from one batch only, even when the next has the same minute and source', async () => {
+    const log = ['# 2026-06-03', '', '## 10:00 · cli', '- [fact] Carol runs the pottery studio ^f-hhhhhhhhh1', '', '## 10:00 · cli', '- [fact] The garden bed gets morning sun ^f-hhhhhhhhh2', ''].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { 'logs/2026-06-03.md': log } });
+    await vault.reindex();
+    expect(await ids(vault, 'garden morning sun')).toEqual(['f-hhhhhhhhh2']);
+    await vault.close();
+  });
 });
 
 describe('current before superseded', () => {
@@ -136,7 +144,7 @@ describe('a bounded read', () => {
     '',
   ].join('\n');
 
-  it('returns the matching lines of a page section with their citations, heading path and line range', async () => {
+  it('returns one statement of a page section with its citation, heading path, line range and section range', async () => {
     const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Coffee.md': COFFEE_PAGE } });
     await vault.reindex();
     const [page] = await vault.search('which kettle does she own?', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
@@ -151,11 +159,15 @@ describe('a bounded read', () => {
       citations: ['f-eeeeeeeee2'],
       date: '2026-06-04',
     });
-    // Two matching lines at most, in file order, with their range.
-    const [beans] = await vault.search('beans kettle sugar', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
-    expect(beans!.text.split('\n').length).toBeLessThanOrEqual(2);
-    expect(beans!.line).toBeLessThanOrEqual(beans!.line_end);
-    expect(beans!.text.length).toBeLessThan(COFFEE_PAGE.length / 3);
+    // k bounds the read: each result is one line of the section, never the whole section.
+    const three = await vault.search('beans kettle sugar press market', { k: 3, refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    expect(three).toHaveLength(3);
+    for (const r of three) {
+      expect(r.text.split('\n')).toHaveLength(1);
+      expect(r.line).toBe(r.line_end);
+      expect(COFFEE_PAGE.split('\n')[r.line - 1]).toBe(r.text);
+      expect(r.citations).toHaveLength(1);
+    }
     await vault.close();
   });
 
@@ -182,6 +194,74 @@ describe('a bounded read', () => {
   });
 });
 
+describe('page lines as rows', () => {
+  const PAGE = [
+    '---',
+    'title: Ana',
+    'type: person',
+    '---',
+    '# Ana',
+    '',
+    '## Garden allotment',
+    '',
+    '- Grows tomatoes and chard [[2026-06-02#^f-ggggggggg1]]',
+    '- Waters them before work [[2026-06-02#^f-ggggggggg2]]',
+    '',
+    'Bought a greenhouse in spring; it still needs',
+    'a door that closes [[2026-06-03#^f-ggggggggg4]]',
+    '',
+    '## Related',
+    '',
+    '- [[Allotments]]',
+    '',
+    '## Parts',
+    '',
+    '- [[Ana 2026-05]]',
+    '',
+  ].join('\n');
+  const LOG = [
+    '# 2026-06-02',
+    '',
+    '## 09:00 · chat/1',
+    '- [moment] Bo: How is the community plot doing? ^f-ggggggggg0',
+    '- [fact] Grows tomatoes and chard ^f-ggggggggg1',
+    '- [fact] Waters them before work ^f-ggggggggg2',
+    '- [fact] Keeps bees on the roof ^f-ggggggggg3',
+    '',
+  ].join('\n');
+  const files = { '3_Personal/Ana.md': PAGE, 'logs/2026-06-02.md': LOG };
+
+  it('finds a page line by its heading and title words and by the passage of the fact it cites, showing only its own line', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files });
+    await vault.reindex();
+    const search = (query: string): Promise<SearchResult[]> => vault.search(query, { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    // "allotment" is only in the heading; "Ana" only in the title.
+    const byHeading = await search('what is in Ana allotment');
+    expect(byHeading.map((r) => r.line).sort()).toEqual([12, 9, 10].sort());
+    for (const r of byHeading) expect(r).toMatchObject({ heading_path: 'Ana > Garden allotment', section: { line: 7, line_end: 13 } });
+    // "community plot" is only in the fact before the cited one, in its log batch: found as the fact was before the dream.
+    const [byPassage] = await search('community plot');
+    expect(byPassage).toMatchObject({ text: '- Grows tomatoes and chard [[2026-06-02#^f-ggggggggg1]]', line: 9, line_end: 9, citations: ['f-ggggggggg1'] });
+    // A paragraph is one statement: its line range spans it.
+    const [greenhouse] = await search('greenhouse door');
+    expect(greenhouse).toMatchObject({ line: 12, line_end: 13, citations: ['f-ggggggggg4'], date: '2026-06-03' });
+    // Lines of nothing but links are navigation, not statements.
+    for (const r of await search('Ana allotments 2026 05')) expect(r.text).not.toMatch(/^- \[\[[^\]]*\]\]$/);
+    await vault.close();
+  });
+
+  it('never indexes a page line citing a forgotten fact, and keeps the rest of its section', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files });
+    await vault.forget({ id: 'f-ggggggggg2' }, { now: NOW });
+    await vault.reindex();
+    const results = await vault.search('waters tomatoes chard work', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    expect(results.map((r) => r.line)).toEqual([9]);
+    // Nor is a forgotten fact's text in another line's context.
+    expect(await vault.search('before work', { refresh: false, recordRecall: false, now: NOW })).toEqual([]);
+    await vault.close();
+  });
+});
+
 describe('only content is searchable', () => {
   it('never returns the MEMORY.md preamble or template text, and does return its list items', async () => {
     const memory = [
@@ -193,16 +273,24 @@ describe('only content is searchable', () => {
       '',
       '- home city:: Lisbon — [[Places]]',
       '',
-      '## Often recalled',
+      '## Principles',
       '',
       '_Nothing keyed yet._',
+      '',
+      '## Often recalled',
+      '',
+      '- [[Places]] (recalled 3 times)',
+      '',
+      '## Pages',
+      '',
+      '- 3_Personal: 24',
       '',
     ].join('\n');
     const vault = await makeVault(await tempDir(), { config: NONE, files: { ...PEOPLE, 'MEMORY.md': memory } });
     await vault.reindex();
-    for (const query of ['what searches recall most', 'regenerated after each dream', 'edit the pages', 'nothing keyed yet', 'what is the memory']) {
+    for (const query of ['what searches recall most', 'regenerated after each dream', 'edit the pages', 'nothing keyed yet', 'what is the memory', '3_Personal 24 pages', 'places recalled 3 times']) {
       const results = await vault.search(query, { refresh: false, recordRecall: false, now: NOW });
-      for (const r of results) expect(r.text).not.toMatch(/regenerated|Edit the pages|Nothing keyed/);
+      for (const r of results) expect(r.text).not.toMatch(/regenerated|Edit the pages|Nothing keyed|3_Personal|recalled 3/);
     }
     const [core] = await vault.search('home city', { refresh: false, recordRecall: false, kind: 'core', now: NOW });
     expect(core).toMatchObject({ kind: 'core', text: '- home city:: Lisbon — [[Places]]', line: 7 });

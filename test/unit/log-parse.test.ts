@@ -199,8 +199,8 @@ describe('parseLog on hand-edited logs', () => {
     );
     expect(parsed.skipped).toEqual([]);
     expect(parsed.facts).toEqual([
-      { id: 'f-7k2m9q0a1b', date: DATE, time: '14:32', source: 'claude-code/3f9a1c', category: 'preference', text: 'Prefers dark roast coffee', tags: ['coffee'], line: 4, explicitId: true },
-      { id: 'f-a81x0c2d3e', date: DATE, time: '14:32', source: 'claude-code/3f9a1c', category: 'fact', text: 'home city:: Lisbon', tags: ['location'], line: 5, explicitId: true },
+      { id: 'f-7k2m9q0a1b', date: DATE, time: '14:32', batch: 3, source: 'claude-code/3f9a1c', category: 'preference', text: 'Prefers dark roast coffee', tags: ['coffee'], line: 4, explicitId: true },
+      { id: 'f-a81x0c2d3e', date: DATE, time: '14:32', batch: 3, source: 'claude-code/3f9a1c', category: 'fact', text: 'home city:: Lisbon', tags: ['location'], line: 5, explicitId: true },
     ]);
   });
 

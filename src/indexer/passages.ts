@@ -1,0 +1,68 @@
+/**
+ * A fact's passage: the facts appended with it (under the same batch header: one write, one source), itself
+ * included, up to CONTEXT_NEIGHBOURS places either side. A question often uses the words of the
+ * neighbouring fact, so a fact row, and after a dream the page line that cites it, are findable by
+ * their passage (the lower-weight context field, DESIGN §6). Forgotten facts are never in a passage.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { logRelPath, parseLog, type Fact } from '../logs/factlog.js';
+import type { TombstoneSet } from '../tombstones/tombstones.js';
+
+/** Measured on LoCoMo conversations 0–6 (docs/benchmarks.md). */
+export const CONTEXT_NEIGHBOURS = 2;
+
+/** The facts of one log a projection may show or use: none that is forgotten. */
+export function liveFacts(content: Uint8Array | string, date: string, tombstones: TombstoneSet): Fact[] {
+  return parseLog(content, date).facts.filter((fact) => !tombstones.hasId(fact.id) && !tombstones.repeats(fact.text));
+}
+
+/** Each fact's passage, by fact id. `facts`: one log's live facts, in file order. */
+export function passagesOf(facts: readonly Fact[]): Map<string, string> {
+  const out = new Map<string, string>();
+  facts.forEach((fact, index) => {
+    const passage: string[] = [];
+    for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
+      const other = facts[i];
+      if (other !== undefined && other.batch === fact.batch) passage.push(other.text);
+    }
+    out.set(fact.id, passage.join('\n'));
+  });
+  return out;
+}
+
+const CITED_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^f-/g;
+
+/** The log dates a page's citations name. */
+export function citedDates(content: Uint8Array | string): Set<string> {
+  const text = typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
+  return new Set([...text.matchAll(CITED_DATE_RE)].map((m) => m[1]!));
+}
+
+/**
+ * The passages of the facts pages cite, read from their logs on demand and kept for one indexing run.
+ * A page's rows depend on them as well as on the page; logs only grow, so a cited fact's passage
+ * changes only when a person edits its log by hand (then `reindex --clear` refreshes it).
+ */
+export class PassageReader {
+  private readonly byDate = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly tombstones: TombstoneSet,
+  ) {}
+
+  /** Reads the logs of these dates not read yet (a missing or unreadable log has no passages). */
+  async load(dates: Iterable<string>): Promise<void> {
+    for (const date of dates) {
+      if (this.byDate.has(date)) continue;
+      const content = await readFile(path.join(this.root, logRelPath(date))).catch(() => '');
+      this.byDate.set(date, passagesOf(liveFacts(content, date, this.tombstones)));
+    }
+  }
+
+  /** The passage of a cited fact, '' when its log was not loaded or does not hold it. */
+  get(date: string, id: string): string {
+    return this.byDate.get(date)?.get(id) ?? '';
+  }
+}
