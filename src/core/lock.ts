@@ -12,6 +12,8 @@ import { processAlive, processStartTime } from './process.js';
 import { confinedPath } from '../vault/confine.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
+/** A lock with no owner record (its holder died between taking it and recording itself) is stale after this. */
+const MTIME_STALE_MS = 15_000;
 
 /** Proof that the holder owns the vault's write lock; writers of tracked files require it. */
 export interface WriteLock {
@@ -25,8 +27,8 @@ export interface LockOptions {
 
 /**
  * Takes the named lock, waiting up to `waitMs` for a live holder. A lock whose holder died (kill -9,
- * a crash: its recorded pid and start time name no living process) is taken over at once rather than
- * after proper-lockfile's 15 s staleness. Returns the release.
+ * a crash: its recorded pid and start time name no living process) is taken over at once; a live holder's
+ * lock never is, however long it goes without refreshing its mtime. Returns the release.
  */
 export async function acquireLock(root: string, name: string, options: LockOptions = {}): Promise<() => Promise<void>> {
   const dir = await confinedPath(root, LOCK_DIR, 'folder');
@@ -39,7 +41,10 @@ export async function acquireLock(root: string, name: string, options: LockOptio
   let holder: number | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
-      const release = await lockfile.lock(target, { realpath: false, stale: 15_000, update: 5_000, lockfilePath: `${target}.lock` });
+      // proper-lockfile's own staleness (an mtime not refreshed for a while) would hand the lock of a live
+      // holder that a loaded machine starved for seconds to a second writer; staleness is judged here instead,
+      // by the owner record (takeOverDead), and by the mtime only where no record names a holder.
+      const release = await lockfile.lock(target, { realpath: false, stale: MTIME_STALE_MS * 40, update: 5_000, lockfilePath: `${target}.lock` });
       return await recordOwner(target, release);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -78,6 +83,15 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 /** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
 const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number() });
 
+/** An owner record, or undefined for a torn or foreign file (then the lock's mtime decides). */
+function parseOwner(text: string): z.infer<typeof Owner> | undefined {
+  try {
+    return Owner.safeParse(JSON.parse(text)).data;
+  } catch {
+    return undefined;
+  }
+}
+
 async function recordOwner(target: string, release: () => Promise<void>): Promise<() => Promise<void>> {
   const ownerFile = `${target}.owner`;
   try {
@@ -96,13 +110,21 @@ async function recordOwner(target: string, release: () => Promise<void>): Promis
   };
 }
 
-/** Removes the lock when its recorded owner is dead; true when it did. */
+/**
+ * Removes the lock when its recorded owner is dead, or when no record of this lock directory exists and
+ * its mtime has not moved for MTIME_STALE_MS (a holder refreshes it every 5 s); true when it did.
+ */
 async function takeOverDead(target: string): Promise<boolean> {
   try {
-    const before = (await stat(`${target}.lock`)).ino;
-    const owner = Owner.parse(JSON.parse(await readFile(`${target}.owner`, 'utf8')));
+    const lockStat = await stat(`${target}.lock`);
+    const before = lockStat.ino;
+    const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
     // The record must be of this very lock directory, not of an earlier holder's.
-    if (owner.dir !== before || processAlive(owner.pid, owner.started)) return false;
+    if (owner !== undefined && owner.dir === before) {
+      if (processAlive(owner.pid, owner.started)) return false;
+    } else if (Date.now() - lockStat.mtimeMs < MTIME_STALE_MS) {
+      return false;
+    }
     if ((await stat(`${target}.lock`)).ino !== before) return false;
     await rm(`${target}.lock`, { recursive: true, force: true });
     await rm(`${target}.owner`, { force: true });

@@ -1,0 +1,61 @@
+/**
+ * The write lock's staleness rules, on real lock folders: a live holder's lock is never taken over, however
+ * old its mtime (a starved holder on a loaded machine); a dead holder's is taken over at once; a lock with no
+ * owner record waits for its mtime to go 15 s stale.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/core/lock.js';
+import { processStartTime } from '../../src/core/process.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const LOCKS = '.vaultkeeper/locks';
+
+async function age(file: string, seconds: number): Promise<void> {
+  const then = new Date(Date.now() - seconds * 1000);
+  await utimes(file, then, then);
+}
+
+describe('the write lock', () => {
+  const tempDir = useTempDir();
+
+  it('never takes over a live holder, even with an mtime long stale', async () => {
+    const root = await tempDir();
+    const release = await acquireLock(root, 'write');
+    await age(path.join(root, LOCKS, 'write.lock'), 120);
+    await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    await release();
+    const again = await acquireLock(root, 'write', { waitMs: 0 });
+    await again();
+  });
+
+  it('takes over a dead holder at once', async () => {
+    const root = await tempDir();
+    // A real process that has exited: its pid and start time name no living process.
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
+    const pid = child.pid!;
+    const started = processStartTime(pid) ?? 'unknown';
+    await new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGKILL');
+    });
+    const dir = path.join(root, LOCKS, 'write.lock');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: (await stat(dir)).ino }));
+    const release = await acquireLock(root, 'write', { waitMs: 0 });
+    await release();
+  });
+
+  it('waits out a lock with no owner record until its mtime is 15 s old, then takes it', async () => {
+    const root = await tempDir();
+    const dir = path.join(root, LOCKS, 'write.lock');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(root, LOCKS, 'write.owner'), 'torn{');
+    await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    await age(dir, 16);
+    const release = await acquireLock(root, 'write', { waitMs: 0 });
+    await release();
+  });
+});
