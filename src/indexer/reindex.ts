@@ -310,7 +310,7 @@ async function rebuildReason(
   try {
     const dims = await store.tableDimensions();
     if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;
-    if (want.verify) await store.probe();
+    await store.probe(want.verify);
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {

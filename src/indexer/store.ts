@@ -196,14 +196,15 @@ export class IndexStore {
   }
 
   /**
-   * A cheap check that the table's files are readable: one row through every column, then each index the
-   * way search uses it (a full-text match of a word that row holds, on both text fields; a lookup through
-   * the key and path btrees), so a damaged file under _indices/ shows here and not only at the next search.
+   * A check that the table's files are readable: one row through every column (cheap: every freshness pass
+   * does it), then, with `indexes`, each index the way search uses it (a full-text match of a word that row
+   * holds, on both text fields; a lookup through the key and path btrees), so a damaged file under
+   * _indices/ shows here and not only at the next search.
    */
-  async probe(): Promise<void> {
+  async probe(indexes: boolean): Promise<void> {
     if (this.table === null) return;
-    const [row] = (await this.table.query().select(['key', 'path', 'content', 'context']).limit(1).toArray()) as Array<Record<string, unknown>>;
-    if (row === undefined) return;
+    const [row] = (await this.table.query().limit(1).toArray()) as Array<Record<string, unknown>>;
+    if (row === undefined || !indexes) return;
     const { MatchQuery } = await lance();
     for (const column of ['content', 'context'] as const) {
       const word = /[\p{L}\p{N}]+/u.exec(String(row[column] ?? '') || String(row.content ?? ''))?.[0] ?? 'probe';
