@@ -82,6 +82,15 @@ describe('the context field', () => {
     await vault.close();
   });
 
+  it('finds a fact by the words of its date, and shows only its own text', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: PEOPLE });
+    await vault.reindex();
+    const results = await vault.search('what happened on 2 June 2026?', { refresh: false, recordRecall: false, kind: 'fact', now: NOW });
+    expect(results.slice(0, 4).map((r) => r.date)).toEqual(['2026-06-02', '2026-06-02', '2026-06-02', '2026-06-02']);
+    for (const r of results) expect(r.text).not.toMatch(/June|2026/);
+    await vault.close();
+  });
+
   it('takes the context from one batch only, even when the next has the same minute and source', async () => {
     const log = ['# 2026-06-03', '', '## 10:00 · cli', '- [fact] Carol runs the pottery studio ^f-hhhhhhhhh1', '', '## 10:00 · cli', '- [fact] The garden bed gets morning sun ^f-hhhhhhhhh2', ''].join('\n');
     const vault = await makeVault(await tempDir(), { config: NONE, files: { 'logs/2026-06-03.md': log } });
