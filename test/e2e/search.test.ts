@@ -132,6 +132,26 @@ describe('current before superseded', () => {
     expect(old[0]!.score).toBeLessThan(0.5);
     await vault.close();
   });
+  it('ranks a page line of History below one of Conflicts (the newest values, in dispute) after a dream', async () => {
+    const page = [
+      '# Ana',
+      '',
+      '## History',
+      '',
+      "- Ana's employer: Initech [[2026-01-03#^f-kkkkkkkkk1]] (until 2026-02-26)",
+      '',
+      '## Conflicts',
+      '',
+      '- [ ] **Ana\'s employer**: "Globex" [[2026-02-26#^f-kkkkkkkkk2]] or "Hooli" [[2026-02-26#^f-kkkkkkkkk3]], both on 2026-02-26',
+      '',
+    ].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '3_Personal/Ana.md': page } });
+    await vault.reindex();
+    const results = await vault.search("Ana's employer", { refresh: false, recordRecall: false, now: NOW });
+    expect(results.map((r) => r.heading_path)).toEqual(['Ana > Conflicts', 'Ana > History']);
+    expect(results[1]!.score).toBeLessThan(results[0]!.score / 1.5);
+    await vault.close();
+  });
 });
 
 describe('a bounded read', () => {
