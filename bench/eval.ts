@@ -402,25 +402,24 @@ function render(r: EvalResults): string {
     '',
   );
 
-  out.push('Per category (as published; recall@10 / MRR):', '');
-  const catRows: string[][] = [['system', ...CATEGORIES.map((c) => `${c} ${CATEGORY_NAMES[c]}`), 'all']];
-  for (const system of r.systems) {
-    const a = system.sets.all;
-    catRows.push([system.name, ...[...CATEGORIES.map(String), 'all'].map((c) => `${f3(a[c]?.recall10)} / ${f3(a[c]?.mrr)}`)]);
+  for (const [set, label] of [['all', 'as published'], ['corrected', 'audit-corrected']] as const) {
+    out.push(`Per category (${label}; recall@10 / MRR):`, '', perCategoryTable(r.systems, set), '');
   }
-  out.push(markdownTable(catRows), '');
-  out.push('Per category (audit-corrected; recall@10 / MRR):', '');
-  const corRows: string[][] = [['system', ...CATEGORIES.map((c) => `${c} ${CATEGORY_NAMES[c]}`), 'all']];
-  for (const system of r.systems) {
-    const a = system.sets.corrected;
-    corRows.push([system.name, ...[...CATEGORIES.map(String), 'all'].map((c) => `${f3(a[c]?.recall10)} / ${f3(a[c]?.mrr)}`)]);
-  }
-  out.push(markdownTable(corRows), '');
 
   const errors = r.systems.filter((x) => x.errors > 0);
   for (const x of errors) out.push(`${x.name}: ${x.errors} searches failed and were scored as empty.`);
   for (const x of r.notRun) out.push(`Not run: **${x.name}** — ${x.reason}`);
   return out.join('\n').trim();
+}
+
+/** One row a system: recall@10 / MRR per LoCoMo category and overall, for one question set. */
+function perCategoryTable(systems: EvalResults['systems'], set: 'all' | 'corrected'): string {
+  const rows: string[][] = [['system', ...CATEGORIES.map((c) => `${c} ${CATEGORY_NAMES[c]}`), 'all']];
+  for (const system of systems) {
+    const a = system.sets[set];
+    rows.push([system.name, ...[...CATEGORIES.map(String), 'all'].map((c) => `${f3(a[c]?.recall10)} / ${f3(a[c]?.mrr)}`)]);
+  }
+  return markdownTable(rows);
 }
 
 try {

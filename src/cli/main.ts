@@ -155,6 +155,11 @@ function build(): Command {
       process.stdout.write(completionScript(shell, program));
     });
 
+  program
+    .command('serve')
+    .description('answer search and status from a warm process kept current by a watcher (foreground; Ctrl-C stops); the daemon without its jobs')
+    .action(async (_opts, command: Command) => (await import('./commands/serve.js')).run(globals(command)));
+
   const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
   daemon
     .command('start')

@@ -9,7 +9,6 @@ import { localStamp } from '../core/clock.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { acquireLock } from '../core/lock.js';
 import { executorChat } from '../extract/llm.js';
-import { watchVault, type VaultWatcher } from '../indexer/watch.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { openVault, type Vault } from '../vault/vault.js';
 import { discoverLinks } from './jobs/discover.js';
@@ -17,10 +16,9 @@ import { recordHealth } from './jobs/health.js';
 import { writeDigests } from './jobs/digest.js';
 import { promoteMemory } from './jobs/promote.js';
 import { openLogger, type DaemonLogger } from './log.js';
-import { answerQuery } from './queries.js';
-import { serveQueries, type QueryServer } from './query-server.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
+import { startWarm, type WarmVault } from './warm.js';
 import { mkdirConfined, writeConfined } from '../vault/confined-write.js';
 import { redactDeep } from '../core/redact.js';
 
@@ -108,8 +106,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   loaded = state;
 
   let lastWrite: Date | null = null;
-  let watcher: VaultWatcher | null = null;
-  let queries: QueryServer | null = null;
+  let warm: WarmVault | null = null;
   try {
     const scheduler = await createScheduler({
       root,
@@ -121,25 +118,14 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     });
     if (scheduler.loadProblem !== null) logger.log('warn', `jobs.json was unreadable and starts afresh: ${scheduler.loadProblem}`);
     logger.log('info', `started (pid ${pid.pid}) for ${root}`, { llm: state.note ?? 'none' });
-    watcher = watchVault(root, () => state.vault.reindex(), {
+    warm = await startWarm(() => state.vault, {
       onIndexed: (changed) => {
         lastWrite = new Date();
         logger.log('info', `indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`, { job: 'index' });
       },
-      onError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
+      onIndexError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
     });
-    await watcher.ready;
-    const current = watcher;
-    // Queries wait for one full pass (changes made while no daemon ran), then the watcher keeps the index current.
-    const caughtUp = state.vault.reindex().then(() => undefined, (error: unknown) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }));
-    queries = await serveQueries(root, async (request) => {
-      await caughtUp;
-      await current.flush();
-      return answerQuery(state.vault, request);
-    }).catch((error: unknown) => {
-      logger.log('warn', `quick queries are answered in process: ${errorMessage(error)}`);
-      return null;
-    });
+    if (warm.socketProblem !== null) logger.log('warn', `quick queries are answered in process: ${warm.socketProblem}`);
     await writeStatus(root, pid.pid, pid.started_at, scheduler, state, []);
 
     while (!stop.signal.aborted) {
@@ -165,8 +151,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     return 0;
   } finally {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.off(signal, onSignal);
-    await queries?.close().catch(() => undefined);
-    await watcher?.close().catch(() => undefined);
+    await warm?.close();
     await state.vault.close().catch(() => undefined);
     await removePidFile(root, pid.pid);
     await release().catch(() => undefined);
@@ -202,7 +187,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
       trigger: { every: 10 * MINUTE },
       // The watcher indexes changes as they happen; this reconciles what it may have missed (sleep, bursts).
       run: async () => {
-        const result = await state.vault.reindex();
+        const result = await state.vault.reindex({ verify: true });
         return { summary: `${result.rows} rows; ${result.added} written, ${result.removed} removed` };
       },
     },

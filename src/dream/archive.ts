@@ -12,7 +12,7 @@
 import { lstat, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
-import { history, type HistoryEntry } from '../git/audit.js';
+import { pathHistories, type HistoryEntry } from '../git/audit.js';
 import { movePath } from '../git/worktree.js';
 import { listWikiPages } from '../pages/discover.js';
 import { readRecallEvents } from '../recall/events.js';
@@ -57,7 +57,8 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
   // Active on or after this day keeps a page; "for N days" means the last activity is N days old or more.
   const since = daysBefore(today, input.afterDays - 1);
   const recalled = await lastRecalls(input.vaultRoot, input.timeZone);
-  const candidates: ArchivedPage[] = [];
+  // Cold by its citations and recall first; git is asked once about those pages together.
+  const cold: Array<{ rel: string; last: string }> = [];
   for (const rel of await listWikiPages(input.tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel) || input.changed.has(rel)) continue;
     const abs = path.join(input.tree, rel);
@@ -68,8 +69,13 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     if (cites.length === 0 || stillDue(text, today)) continue;
     let last = cites.reduce((max, m) => (m[1]! > max ? m[1]! : max), '');
     last = [recalled.get(rel), ...cites.map((m) => recalled.get(m[2]!))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
-    if (last >= since) continue;
-    const commits = await history(input.tree, { path: `:(literal)${rel}` });
+    if (last < since) cold.push({ rel, last });
+  }
+  const histories = await pathHistories(input.tree, cold.map((c) => c.rel));
+  const candidates: ArchivedPage[] = [];
+  for (const { rel, last: cited } of cold) {
+    let last = cited;
+    const commits = histories.get(rel) ?? [];
     // Only a page the dream created is the dream's to retire.
     if (commits.at(-1)?.op !== 'dream') continue;
     // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs

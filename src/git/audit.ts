@@ -186,6 +186,32 @@ export async function history(root: string, options: { path?: string; limit?: nu
     });
 }
 
+/**
+ * The commits that touched each of `paths` (newest first), from one `git log` per few hundred paths
+ * rather than one per path. A name git would have to quote is simply not found (an empty history).
+ */
+export async function pathHistories(root: string, paths: readonly string[]): Promise<Map<string, HistoryEntry[]>> {
+  const out = new Map<string, HistoryEntry[]>(paths.map((p) => [p, []]));
+  for (let i = 0; i < paths.length; i += 400) {
+    const chunk = paths.slice(i, i + 400).map((p) => `:(literal)${p}`);
+    let text: string;
+    try {
+      text = await git(root).raw(['log', '--no-renames', '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%B${FIELD}`, '--', ...chunk]);
+    } catch (error) {
+      if (/does not have any commits/.test(errorMessage(error))) return out;
+      throw error;
+    }
+    for (const record of text.split(RECORD)) {
+      const [sha = '', date = '', author = '', body = '', names = ''] = record.split(FIELD);
+      if (sha === '') continue;
+      const op = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm').exec(body)?.[1]?.trim() ?? null;
+      const entry = { sha, date, author, message: body.trim(), op };
+      for (const name of names.split('\n')) out.get(name)?.push(entry);
+    }
+  }
+  return out;
+}
+
 export interface WorkingChange {
   path: string;
   /** Two-letter porcelain status, e.g. ' M', '??'. */

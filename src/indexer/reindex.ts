@@ -36,6 +36,12 @@ export interface ReindexOptions {
   onNote?: (message: string) => void;
   /** How long to wait for another indexer; 0 returns `busy` at once. */
   lockWaitMs?: number;
+  /**
+   * Read every index of the table once before trusting it (the `reindex` command), so a damaged index
+   * file is rebuilt now. A search's freshness pass leaves this out: a search that meets a damaged index
+   * fails, and the vault rebuilds then, so every search does not pay for the probe.
+   */
+  verify?: boolean;
 }
 
 export interface FileCounts {
@@ -128,7 +134,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   let store = await openStore(ctx, uri, dimensions);
   try {
     let manifest = await readManifest(ctx.root);
-    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, uri, model, dimensions });
+    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions });
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
       if (rebuilt !== 'requested') {
@@ -290,7 +296,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 async function rebuildReason(
   store: IndexStore,
   manifest: Manifest | null,
-  want: { clear: boolean; uri: string; model: string; dimensions: number | null },
+  want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null },
 ): Promise<string | null> {
   if (want.clear) return 'requested';
   if (manifest === null) return store.exists ? 'its manifest is missing or unreadable' : 'new index';
@@ -304,7 +310,7 @@ async function rebuildReason(
   try {
     const dims = await store.tableDimensions();
     if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;
-    await store.probe();
+    await store.probe(want.verify);
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {

@@ -17,15 +17,19 @@ export interface StoredRow extends IndexRow {
   vector?: Float32Array;
 }
 
-export interface Hit extends IndexRow {
+/**
+ * The columns a search result is built from: not `content` or `context` (searched, never shown), nor
+ * the page type, status and archived flag (filters and checks); fewer columns, less to read and convert.
+ */
+const HIT_COLUMNS = [
+  'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading', 'heading_path',
+  'citations', 'text', 'subject',
+] as const;
+
+export type Hit = Pick<IndexRow, (typeof HIT_COLUMNS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
   raw: number;
-}
-
-const COLUMNS = [
-  'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading',
-  'heading_path', 'page_type', 'status', 'archived', 'citations', 'text', 'content', 'subject',
-] as const; // not `context`: searched, never shown, so never read back
+};
 const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
 
 /** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
@@ -163,18 +167,18 @@ export class IndexStore {
     const { MultiMatchQuery, MatchQuery } = await lance();
     const words = query.terms.join(' ');
     const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
-    let q = this.table!.query().fullTextSearch(fts).select([...COLUMNS, '_score']).limit(limit);
+    let q = this.table!.query().fullTextSearch(fts).select([...HIT_COLUMNS, '_score']).limit(limit);
     if (where !== null) q = q.where(where);
     // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
-    const hits = (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._score)));
+    const hits = hitsOf(await q.toArrow(), '_score');
     return hits.sort((a, b) => b.raw - a.raw || a.key.localeCompare(b.key));
   }
 
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || this.dimensions === null) return [];
-    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select([...COLUMNS, '_distance']).limit(limit);
+    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select([...HIT_COLUMNS, '_distance']).limit(limit);
     if (where !== null) q = q.where(where);
-    return (await q.toArray()).map((r: Record<string, unknown>) => fromRecord(r, Number(r._distance)));
+    return hitsOf(await q.toArrow(), '_distance');
   }
 
   /** For each subject, the newest keyed fact (latest date, then latest line: the later-written). */
@@ -192,14 +196,15 @@ export class IndexStore {
   }
 
   /**
-   * A cheap check that the table's files are readable: one row through every column, then each index the
-   * way search uses it (a full-text match of a word that row holds, on both text fields; a lookup through
-   * the key and path btrees), so a damaged file under _indices/ shows here and not only at the next search.
+   * A check that the table's files are readable: one row through every column (cheap: every freshness pass
+   * does it), then, with `indexes`, each index the way search uses it (a full-text match of a word that row
+   * holds, on both text fields; a lookup through the key and path btrees), so a damaged file under
+   * _indices/ shows here and not only at the next search.
    */
-  async probe(): Promise<void> {
+  async probe(indexes: boolean): Promise<void> {
     if (this.table === null) return;
-    const [row] = (await this.table.query().select(['key', 'path', 'content', 'context']).limit(1).toArray()) as Array<Record<string, unknown>>;
-    if (row === undefined) return;
+    const [row] = (await this.table.query().limit(1).toArray()) as Array<Record<string, unknown>>;
+    if (row === undefined || !indexes) return;
     const { MatchQuery } = await lance();
     for (const column of ['content', 'context'] as const) {
       const word = /[\p{L}\p{N}]+/u.exec(String(row[column] ?? '') || String(row.content ?? ''))?.[0] ?? 'probe';
@@ -294,31 +299,42 @@ function toRecord(row: StoredRow, dimensions: number | null): Record<string, unk
   return { ...rest, vector: Array.from(vector) };
 }
 
-function fromRecord(r: Record<string, unknown>, raw: number): Hit {
-  const list = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.from(v as Iterable<unknown>, String));
-  return {
-    key: String(r.key),
-    kind: r.kind as Hit['kind'],
-    path: String(r.path),
-    line: Number(r.line),
-    line_end: Number(r.line_end),
-    section_line: Number(r.section_line),
-    section_end: Number(r.section_end),
-    id: String(r.id),
-    date: r.date === null || r.date === undefined ? null : String(r.date),
-    category: String(r.category),
-    tags: list(r.tags),
-    title: String(r.title),
-    heading: String(r.heading),
-    heading_path: String(r.heading_path),
-    page_type: String(r.page_type),
-    status: String(r.status),
-    archived: Boolean(r.archived),
-    citations: list(r.citations),
-    text: String(r.text),
-    content: String(r.content),
-    context: String(r.context ?? ''),
-    subject: String(r.subject ?? ''),
-    raw,
+/**
+ * Hits read column by column: converting whole Arrow columns at once costs a fraction of reading each
+ * row through Arrow's row proxies.
+ */
+function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Hit[] {
+  const column = (name: string): unknown[] => {
+    const vector = table.getChild(name);
+    return vector === null ? new Array<unknown>(table.numRows).fill(null) : Array.from(vector.toArray() as ArrayLike<unknown>);
   };
+  const [key, kind, rel, line, lineEnd, sectionLine, sectionEnd, id, date, category, tags, title, heading, headingPath, citations, text, subject, raw] = [
+    ...HIT_COLUMNS,
+    rawColumn,
+  ].map(column);
+  const list = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.from(v as Iterable<unknown>, String));
+  const hits: Hit[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    hits.push({
+      key: String(key![i]),
+      kind: kind![i] as Hit['kind'],
+      path: String(rel![i]),
+      line: Number(line![i]),
+      line_end: Number(lineEnd![i]),
+      section_line: Number(sectionLine![i]),
+      section_end: Number(sectionEnd![i]),
+      id: String(id![i]),
+      date: date![i] === null || date![i] === undefined ? null : String(date![i]),
+      category: String(category![i]),
+      tags: list(tags![i]),
+      title: String(title![i]),
+      heading: String(heading![i]),
+      heading_path: String(headingPath![i]),
+      citations: list(citations![i]),
+      text: String(text![i]),
+      subject: String(subject![i] ?? ''),
+      raw: Number(raw![i]),
+    });
+  }
+  return hits;
 }

@@ -9,6 +9,7 @@ export function schemaText(): string {
   return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
 }
 
+// A build step writing the repository's schema/, never a vault: outside the confinement rule (DESIGN §9).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await mkdir(new URL('../../schema/', import.meta.url), { recursive: true });
   await writeFile(SCHEMA_FILE, schemaText());

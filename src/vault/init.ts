@@ -37,6 +37,7 @@ export async function initVault(target: string): Promise<InitResult> {
     });
   }
   await makeRoot(root);
+  // Not through confine.ts: the folder was just found empty (or made), so no link can stand on the way.
   await cp(TEMPLATE_DIR, root, { recursive: true });
   // npm drops files named .gitignore from packages, so the template ships it without the dot.
   await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));

@@ -3,48 +3,27 @@
  * the socket in .vaultkeeper/run/ with the same output as in process; without it, or with a socket
  * that cannot be trusted, the CLI answers in process.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { appendFile, chmod, chown, lstat, readFile, stat, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { appendFile, chmod, chown, lstat, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, runJson, type CliResult } from '../helpers/cli.js';
+import { until as poll, useDaemons } from '../helpers/daemon.js';
 import { useTempDir } from '../helpers/tmp.js';
 
-const tempDir = useTempDir();
-const started: string[] = [];
-
-afterEach(async () => {
-  for (const root of started.splice(0)) await runCli(['--vault', root, 'daemon', 'stop']);
-});
-
-async function vault(): Promise<string> {
-  const root = path.join(await tempDir(), 'vault');
-  await runJson(['init', root]);
-  await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: none\nextract:\n  sessions: []\n');
-  execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
-  await runJson(['--vault', root, 'remember', 'Prefers dark roast coffee', '-t', 'coffee', '--date', '2026-06-01']);
-  await runJson(['--vault', root, 'remember', 'Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-02']);
-  await runJson(['--vault', root, 'remember', 'Coffee with Ana every Friday', '--date', '2026-06-03']);
-  return root;
-}
-
-async function startDaemon(root: string): Promise<number> {
-  const { pid } = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
-  started.push(root);
-  return pid;
-}
+const daemons = useDaemons(useTempDir());
+const vault = (): Promise<string> =>
+  daemons.vault([
+    ['Prefers dark roast coffee', '-t', 'coffee', '--date', '2026-06-01'],
+    ['Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-02'],
+    ['Coffee with Ana every Friday', '--date', '2026-06-03'],
+  ]);
+const startDaemon = async (root: string): Promise<number> => (await daemons.start(root)).pid;
 
 const search = (root: string, ...args: string[]): Promise<CliResult> => runCli(['--vault', root, 'search', ...args, '--json', '--debug']);
 
-async function until<T>(probe: () => Promise<T | null>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Every probe here returns an object or null, so the shared poll's truthiness test is the same as `!== null`. */
+const until = <T>(probe: () => Promise<T | null>, what: string, timeoutMs = 30_000): Promise<T> => poll(probe, what, timeoutMs, 100);
 
 const inProcess = (root: string, ...args: string[]): Promise<CliResult> =>
   runCli(['--vault', root, 'search', ...args, '--json', '--debug'], { env: { VAULTKEEPER_NO_DAEMON: '1' } });

@@ -2,38 +2,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/dream/journal.js';
 import { runCli, runJson } from '../helpers/cli.js';
+import { until, useDaemons } from '../helpers/daemon.js';
 import { useTempDir } from '../helpers/tmp.js';
 
-const tempDir = useTempDir();
-const started: string[] = [];
-
-afterEach(async () => {
-  // Never leave a daemon behind, whatever a test did.
-  for (const root of started.splice(0)) await runCli(['--vault', root, 'daemon', 'stop']);
-});
-
-async function vault(): Promise<string> {
-  const root = path.join(await tempDir(), 'vault');
-  await runJson(['init', root]);
-  // No real session folders, full-text only: the daemon touches nothing outside the vault.
-  await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: none\nextract:\n  sessions: []\n');
-  execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
-  await runJson(['--vault', root, 'remember', 'Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-01']);
-  return root;
-}
-
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const daemons = useDaemons(useTempDir());
+const vault = (): Promise<string> => daemons.vault([['Learning Portuguese on Tuesdays', '-t', 'languages', '--date', '2026-06-01']]);
 
 interface StatusJson {
   watermark: string | null;
@@ -44,8 +20,7 @@ interface StatusJson {
 describe('daemon', () => {
   it('starts in the background, reports status, refuses a second start, dreams on SIGUSR1 and stops', async () => {
     const root = await vault();
-    const startedJson = await runJson<{ pid: number; log: string }>(['--vault', root, 'daemon', 'start', '--background']);
-    started.push(root);
+    const startedJson = await daemons.start(root);
     expect(startedJson.log).toBe(path.join(root, '.vaultkeeper/daemon.log'));
     const pidFile = JSON.parse(await readFile(path.join(root, '.vaultkeeper/daemon.pid'), 'utf8')) as { pid: number };
     expect(pidFile.pid).toBe(startedJson.pid);
@@ -93,8 +68,7 @@ describe('daemon', () => {
     }
     const stop = await runJson<{ stopped: boolean }>(['--vault', root, 'daemon', 'stop']);
     expect(stop.stopped).toBe(false);
-    const startedJson = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
-    started.push(root);
+    const startedJson = await daemons.start(root);
     expect((await runJson<StatusJson>(['--vault', root, 'status'])).daemon.pid).toBe(startedJson.pid);
   });
 });
@@ -111,8 +85,7 @@ describe('daemon with an LLM over its daily cap', () => {
         `index:\n  embedder: none\nextract:\n  sessions: []\nllm:\n  base_url: ${llm.baseUrl}\n  model: fake-model\n  max_tokens_per_day: 100\n  fallback: offline\n`,
       );
       execFileSync('git', ['commit', '-qam', 'person: an LLM with a small daily cap'], { cwd: root });
-      const startedJson = await runJson<{ pid: number }>(['--vault', root, 'daemon', 'start', '--background']);
-      started.push(root);
+      const startedJson = await daemons.start(root);
       process.kill(startedJson.pid, 'SIGUSR1');
       await until(async () => (await readJournal(root)).watermark === '2026-06-01', 'the offline dream');
       const status = await until(async () => {

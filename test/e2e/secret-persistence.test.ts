@@ -5,14 +5,17 @@
  * a model that writes the key into a page, and a base URL with user:password@. Each vault dreams twice,
  * so whatever records the failure (commit messages, log.md, run logs, state.json, usage) sees the echo.
  * Then every file of the vault (.vaultkeeper/ and .git/ included), every git object and everything the
- * CLI printed is scanned for the key and the password: none holds them.
+ * CLI printed is scanned for the key and the password: none holds them. The daemon gets the same: its
+ * start-up check and a dream on SIGUSR1 meet the echoing server, then daemon.log, daemon.out, status.json,
+ * jobs.json and the rest are scanned.
  */
 import { execFile } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DAEMON_CONFIG, until, useDaemons } from '../helpers/daemon.js';
 import { call, tools, useFakeLlm, type ChatRequest, type Reply, type Step } from '../helpers/fake-llm.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 import { git, initVault } from '../helpers/vault.js';
@@ -122,4 +125,56 @@ describe('a planted key never persists and is never printed', () => {
     expect(hits(texts, KEY)).toBe(0);
     expect(hits([result.stdout, result.stderr], KEY)).toBe(0);
   });
+});
+
+describe('the daemon never persists a planted key', () => {
+  const daemons = useDaemons(tempDir);
+  const DAEMON_SCENARIOS: Scenario[] = [
+    { name: '401 with a JSON error, llm.fallback: wait', step: json(401), llm: '  fallback: wait\n' },
+    { name: '500 with a text body, a base URL with user:password@, llm.fallback: offline', step: (request) => ({ status: 500, raw: `upstream failed; your header was ${echoAuth(request)}`, contentType: 'text/plain' }), userinfo: true },
+  ];
+
+  interface LogEntry {
+    level: string;
+    msg: string;
+    job?: string;
+    why?: string;
+  }
+  const logEntries = async (root: string): Promise<LogEntry[]> =>
+    (await readFile(path.join(root, '.vaultkeeper/daemon.log'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as LogEntry);
+
+  for (const scenario of DAEMON_SCENARIOS) {
+    it(`start-up check and a dream: ${scenario.name}`, { timeout: 180_000 }, async () => {
+      const server = await startLlm([], { fallback: scenario.step });
+      const base = scenario.userinfo ? server.baseUrl.replace('http://', `http://ana:${PASSWORD}@`) : server.baseUrl;
+      const env = { VAULTKEEPER_LLM_BASE_URL: base, VAULTKEEPER_LLM_MODEL: 'echo-model', VAULTKEEPER_LLM_API_KEY_ENV: KEY_ENV, [KEY_ENV]: scenario.userinfo ? undefined : KEY };
+      const root = await daemons.vault([['Prefers dark roast coffee', '-t', 'coffee', '--date', '2025-06-01']], `${DAEMON_CONFIG}timezone: UTC\nllm:\n  max_attempts: 2\n${scenario.llm ?? ''}`);
+      const { pid } = await daemons.start(root, { env });
+      await until(async () => (await logEntries(root)).some((e) => e.job === 'llm'), 'the start-up check of the LLM');
+      process.kill(pid, 'SIGUSR1');
+      const dreamt = await until(async () => (await logEntries(root)).find((e) => e.job === 'dream' && (e.why?.includes('event:sigusr1') || e.level === 'error')), 'the dream job', 120_000);
+      const printed = [(await runCli(['--vault', root, 'status'], { env })).stdout, (await runCli(['--vault', root, 'daemon', 'log'], { env })).stdout];
+      const stopped = await runJson<{ stopped: boolean }>(['--vault', root, 'daemon', 'stop'], { env });
+      expect(stopped.stopped).toBe(true);
+
+      // The server was reached and echoed the secret: the test would prove nothing otherwise.
+      expect(server.requests.some((r) => echoAuth(r).includes(scenario.userinfo ? PASSWORD : KEY))).toBe(true);
+      expect(dreamt.msg, 'the dream met the failing LLM').toMatch(scenario.llm === undefined ? /^ok: / : /waiting/);
+      const texts = await everything(root);
+      const states: string[] = [];
+      for (const state of ['daemon.log', 'status.json', 'jobs.json']) {
+        const text = await readFile(path.join(root, '.vaultkeeper', state), 'utf8');
+        states.push(text);
+        expect(hits([text], KEY) + hits([text], PASSWORD), `the secret in ${state}`).toBe(0);
+      }
+      // The echo reached the daemon's records (and was redacted there), so the scan above proves something.
+      expect(states.join('\n')).toContain('[redacted]');
+      expect(hits(texts, KEY), 'the key in the vault or git').toBe(0);
+      expect(hits(texts, PASSWORD), 'the URL password in the vault or git').toBe(0);
+      expect(hits(printed, KEY) + hits(printed, PASSWORD), 'the secret on the terminal').toBe(0);
+    });
+  }
 });

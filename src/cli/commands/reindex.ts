@@ -8,6 +8,7 @@ export async function run(opts: { clear?: boolean; json?: boolean }, globals: Gl
   const bar = progressBar();
   const result = await vault.reindex({
     clear: opts.clear ?? false,
+    verify: true,
     onProgress: (p) => bar.update(p.phase, p.done, p.total),
     onNote: (message) => {
       bar.done();

@@ -7,7 +7,7 @@ import { note } from '../output.js';
 export async function run(opts: { debounce?: number }, globals: GlobalOptions): Promise<void> {
   const vault = await openVault({ vault: globals.vault });
   const onNote = (message: string): void => note(`vaultkeeper: ${message}`);
-  const first = await vault.reindex({ onNote });
+  const first = await vault.reindex({ onNote, verify: true });
   const watcher = watchVault(vault.root, () => vault.reindex({ onNote }), {
     ...(opts.debounce === undefined ? {} : { debounceMs: opts.debounce }),
     onIndexed: (changed) => note(`indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`),

@@ -1,0 +1,95 @@
+/**
+ * `vaultkeeper serve` (docs/cli.md): the daemon's query socket alone, in the foreground. A search through
+ * it prints the same JSON as in process; Ctrl-C (SIGINT) or SIGTERM stops it and removes the socket.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, runCli, runJson, type CliResult } from '../helpers/cli.js';
+import { useTempDir } from '../helpers/tmp.js';
+import { writeFile } from 'node:fs/promises';
+
+const tempDir = useTempDir();
+const servers: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of servers.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+async function vault(): Promise<string> {
+  const root = path.join(await tempDir(), 'vault');
+  await runJson(['init', root]);
+  await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: none\nextract:\n  sessions: []\n');
+  execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
+  await runJson(['--vault', root, 'remember', 'Prefers dark roast coffee', '-t', 'coffee', '--date', '2026-06-01']);
+  await runJson(['--vault', root, 'remember', 'Coffee with Ana every Friday', '--date', '2026-06-03']);
+  return root;
+}
+
+/** Starts `serve` and resolves once it says it answers; its stderr so far comes along. */
+async function serve(root: string): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }> }> {
+  const child = spawn(process.execPath, [CLI, '--vault', root, 'serve'], { env: { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  servers.push(child);
+  let stderr = '';
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes('Ctrl-C stops')) resolve();
+    });
+    void exited.then(({ code }) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { child, exited };
+}
+
+const search = (root: string, env?: Record<string, string>): Promise<CliResult> => runCli(['--vault', root, 'search', 'coffee', '--json', '--debug'], env === undefined ? {} : { env });
+const socket = (root: string): string => path.join(root, '.vaultkeeper/run/daemon.sock');
+const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+
+describe('vaultkeeper serve', { timeout: 120_000 }, () => {
+  it('answers search over its socket with the same JSON as in process, and SIGTERM removes the socket', async () => {
+    const root = await vault();
+    const { child, exited } = await serve(root);
+    expect(await exists(socket(root))).toBe(true);
+
+    // On a loaded machine an answer can miss the CLI's 2 s wait (it then searches in process): ask again.
+    let served = await search(root);
+    for (let i = 0; i < 10 && !served.stderr.includes('answered by the daemon'); i++) served = await search(root);
+    expect(served.stderr).toContain('answered by the daemon');
+    const local = await search(root, { VAULTKEEPER_NO_DAEMON: '1' });
+    expect(local.stderr).not.toContain('answered by the daemon');
+    expect(served.code).toBe(0);
+    expect(JSON.parse(served.stdout).results.length).toBe(2);
+    expect(served.stdout).toBe(local.stdout);
+
+    // A daemon cannot start beside it: one process answers on the socket.
+    const daemon = await runCli(['--vault', root, 'daemon', 'start']);
+    expect(daemon.code).not.toBe(0);
+    expect(daemon.stderr).toContain('running for this vault');
+
+    child.kill('SIGTERM');
+    const { code } = await exited;
+    expect(code).toBe(0);
+    expect(await exists(socket(root))).toBe(false);
+    expect((await search(root)).stderr).toContain('no daemon socket');
+  });
+
+  it('stops on Ctrl-C (SIGINT), removing its socket, and a fact appended meanwhile was searchable through it', async () => {
+    const root = await vault();
+    const { child, exited } = await serve(root);
+    await runJson(['--vault', root, 'remember', 'Bought a coffee grinder', '--date', '2026-06-04']);
+    // The watcher indexes the append; the answer waits for pending changes to be indexed.
+    const deadline = Date.now() + 30_000;
+    let served: CliResult;
+    do {
+      served = await search(root);
+    } while (!(served.stdout.includes('coffee grinder') && served.stderr.includes('answered by the daemon')) && Date.now() < deadline);
+    expect(served.stderr).toContain('answered by the daemon');
+    expect(served.stdout).toContain('Bought a coffee grinder');
+
+    child.kill('SIGINT');
+    expect((await exited).code).toBe(0);
+    expect(await exists(socket(root))).toBe(false);
+  });
+});
