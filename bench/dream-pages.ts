@@ -99,37 +99,76 @@ async function main(): Promise<void> {
   }
 
   const machine = machineInfo();
+  const row = (r: Row): string[] => {
+    const m = r.metrics;
+    return [
+      r.name,
+      String(r.facts),
+      `${r.runs} (${r.failed})`,
+      `${m.pages} (${m.hubs})`,
+      `${m.statements.min}/${m.statements.median}/${m.statements.max}`,
+      `${m.underThree} (${Math.round(m.underThreeShare * 100)}%)`,
+      `${m.largestKb} KB`,
+      String(m.linesMax),
+      String(m.linksPerPage),
+      `${m.linksResolved}/${m.links}`,
+      `${m.entitiesExpected - m.entitiesMissing.length}/${m.entitiesExpected}${m.entitiesMissing.length > 0 ? ` (missing: ${m.entitiesMissing.join(', ')})` : ''}`,
+      `${(m.coverage * 100).toFixed(1)}%`,
+    ];
+  };
+  const locomo = rows.filter((r) => r.name.startsWith('conv-'));
+  const total = locomo.length < 2 ? [] : [row({ name: `LoCoMo, all ${locomo.length}`, facts: sum(locomo.map((r) => r.facts)), runs: sum(locomo.map((r) => r.runs)), failed: sum(locomo.map((r) => r.failed)), metrics: combine(locomo.map((r) => r.metrics)) })];
   const table = markdownTable([
     ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage'],
-    ...rows.map((r) => {
-      const m = r.metrics;
-      return [
-        r.name,
-        String(r.facts),
-        `${r.runs} (${r.failed})`,
-        `${m.pages} (${m.hubs})`,
-        `${m.statements.min}/${m.statements.median}/${m.statements.max}`,
-        `${m.underThree} (${Math.round(m.underThreeShare * 100)}%)`,
-        `${m.largestKb} KB`,
-        String(m.linesMax),
-        String(m.linksPerPage),
-        `${m.linksResolved}/${m.links}`,
-        `${m.entitiesExpected - m.entitiesMissing.length}/${m.entitiesExpected}${m.entitiesMissing.length > 0 ? ` (missing: ${m.entitiesMissing.join(', ')})` : ''}`,
-        `${(m.coverage * 100).toFixed(1)}%`,
-      ];
-    }),
+    ...rows.map(row),
+    ...total,
   ]);
   const body = [
-    '## Dream pages (offline consolidator)',
+    '## Dream pages (issue 10)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, load ${machine.load1}. Reproduce: \`npm run bench:dream\`.`,
-    'Each corpus is dreamed offline until nothing is pending. A statement is a list item citing a fact (Related and Parts aside); hubs are counted apart.',
-    'Entity pages: the people, projects and places named in ≥ 3 facts (LoCoMo: the two speakers) that resolve to a page by title or alias.',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, load ${machine.load1}. Reproduce: \`npm run bench:dream -- --data /work/shared/data/locomo/locomo10.json\` (path to locomo10.json).`,
+    'Each corpus is dreamed offline (default dream settings) until nothing is pending; the generated corpus is remembered day by day over 150 days (seed 20260105).',
+    'What is counted: a page is any wiki page but the runner\'s review pages (0_Inbox/conflicts.md, unsorted.md). A statement is a list item that cites a fact, outside `## Related` and `## Parts`',
+    '(a merged duplicate is one statement). A hub (a page with `## Parts`) holds its lead and links, its notes live in its parts: hubs are listed in brackets and left out of the statements',
+    'columns and of "pages < 3 statements"; every other page, entity pages with only a few statements included, is counted. Links: every `[[…]]` that is not a citation.',
+    'Entity pages: the people, projects and places named in ≥ 3 facts (LoCoMo: the two speakers) that resolve to a page by title or alias. The LoCoMo total pools the pages of all conversations.',
     '',
     table,
   ].join('\n');
   print(body);
   if (!values['no-write']) await writeSection(BENCHMARKS_DOC, 'dream-pages', body);
+}
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** The metrics of several corpora pooled: pages, statements per page, links and coverage over all of them. */
+function combine(all: readonly PageMetrics[]): PageMetrics {
+  const counts = all.flatMap((m) => m.counts).sort((a, b) => a - b);
+  const underThree = counts.filter((n) => n < 3).length;
+  const largest = [...all].sort((a, b) => b.largestKb - a.largestKb)[0]!;
+  const pages = sum(all.map((m) => m.pages));
+  const links = sum(all.map((m) => m.links));
+  const expected = sum(all.map((m) => m.entitiesExpected));
+  const cited = sum(all.map((m) => m.cited));
+  const facts = sum(all.map((m) => (m.coverage === 0 ? 0 : m.cited / m.coverage)));
+  return {
+    pages,
+    hubs: sum(all.map((m) => m.hubs)),
+    statements: { min: counts[0] ?? 0, median: counts[Math.floor(counts.length / 2)] ?? 0, max: counts.at(-1) ?? 0 },
+    counts,
+    underThree,
+    underThreeShare: counts.length === 0 ? 0 : underThree / counts.length,
+    largestKb: largest.largestKb,
+    largestPage: largest.largestPage,
+    linesMax: Math.max(...all.map((m) => m.linesMax)),
+    links,
+    linksPerPage: pages === 0 ? 0 : Math.round((links / pages) * 10) / 10,
+    linksResolved: sum(all.map((m) => m.linksResolved)),
+    entitiesExpected: expected,
+    entitiesMissing: all.flatMap((m) => m.entitiesMissing),
+    cited,
+    coverage: facts === 0 ? 1 : cited / facts,
+  };
 }
 
 main().catch((error: unknown) => {

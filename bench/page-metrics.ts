@@ -14,6 +14,8 @@ export interface PageMetrics {
   pages: number;
   hubs: number;
   statements: { min: number; median: number; max: number };
+  /** Statements on each content page (hubs aside), for totals over several corpora. */
+  counts: number[];
   underThree: number;
   underThreeShare: number;
   largestKb: number;
@@ -76,6 +78,7 @@ export async function measurePages(root: string, expected: { names: readonly str
     pages: pages.length,
     hubs,
     statements: { min: sorted[0] ?? 0, median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 },
+    counts: sorted,
     underThree,
     underThreeShare: sorted.length === 0 ? 0 : underThree / sorted.length,
     largestKb: Math.round((largest.bytes / 1024) * 10) / 10,

@@ -130,6 +130,7 @@ describe('bounded pages', { timeout: 240_000 }, () => {
       const date = new Date(Date.UTC(2026, d < 12 ? 0 : 1, 1 + (d % 12) * 2)).toISOString().slice(0, 10);
       for (let k = 0; k < 3; k++) facts.push({ text: `Caroline: session ${d} turn ${k}, talking at length about the long walk by the river, the garden that needs weeding, and the books we keep meaning to read`, date, category: 'moment' });
     }
+    let first: Vault | undefined;
     const build = async (): Promise<Map<string, string>> => {
       const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
       const byDate = new Map<string, Input[]>();
@@ -139,6 +140,7 @@ describe('bounded pages', { timeout: 240_000 }, () => {
       expect(result.status, result.reason).toBe('ok');
       const out = new Map<string, string>();
       for (const rel of (await listWikiPages(vault.root)).sort()) out.set(rel, await read(vault, rel));
+      first ??= vault;
       return out;
     };
     const [a, b] = [await build(), await build()];
@@ -153,6 +155,69 @@ describe('bounded pages', { timeout: 240_000 }, () => {
     expect(parts.length).toBeGreaterThanOrEqual(2);
     const cited = [...a.values()].join('\n').match(/\[\[2026-\d\d-\d\d#\^f-/g) ?? [];
     expect(cited.length).toBe(facts.length); // every fact on exactly one line
+
+    // A later note of February goes on to February's part: the hub keeps only its lead and its parts.
+    await first!.remember([{ text: 'Caroline: one more turn about the garden, late in February', category: 'moment', tags: [] }], { source: 'test', now: new Date('2026-02-27T10:00:00Z') });
+    const next = await first!.dream({ force: true, offline: true, now: new Date('2026-03-06T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const hubAfter = await read(first!, '3_Personal/Caroline.md');
+    expect(hubAfter).not.toContain('## Notes');
+    expect(hubAfter).not.toContain('one more turn');
+    const february = [...(await listWikiPages(first!.root))].filter((r) => r.startsWith('3_Personal/Caroline 2026-02'));
+    const holding = (await Promise.all(february.map((r) => read(first!, r)))).filter((t) => t.includes('one more turn about the garden'));
+    expect(holding).toHaveLength(1);
+  }, 300_000);
+});
+
+describe('pages that read well', { timeout: 240_000 }, () => {
+  // Fourteen things about Alice over three months, and Grace Kim named three times, always beside her.
+  const ALICE: Input[] = [
+    ...['chess', 'jazz', 'hiking', 'sourdough', 'cycling'].map((x, i) => ({ text: `Alice Chen took up ${x}`, date: `2026-01-0${i + 2}` })),
+    ...['Lisbon', 'Kyoto', 'Toronto', 'Berlin', 'Porto'].map((x, i) => ({ text: `Alice Chen planned a trip to ${x}`, date: `2026-02-0${i + 2}` })),
+    ...['a cat', 'a bike', 'a piano', 'a tent'].map((x, i) => ({ text: `Alice Chen bought ${x}`, date: `2026-03-0${i + 2}` })),
+    { text: 'Lunch with Alice Chen and Grace Kim', date: '2026-01-03', category: 'moment' },
+    { text: 'Alice Chen and Grace Kim went climbing', date: '2026-02-03', category: 'moment' },
+    { text: 'Alice Chen met Grace Kim at the station', date: '2026-03-03', category: 'moment' },
+  ];
+  const GARDEN = '---\ntitle: Garden\ntype: topic\n---\n# Garden\n\n## Notes\n\n- Tomatoes by the south wall\n- Basil in pots\n';
+  const build = async (): Promise<Vault> => {
+    const vault = await vaultWith(ALICE);
+    await writeFile(path.join(vault.root, '2_Areas/Garden.md'), GARDEN);
+    const result = await vault.dream({ force: true, offline: true, now: new Date('2026-03-10T06:00:00Z') });
+    expect(result.status, result.reason).toBe('ok');
+    return vault;
+  };
+  const pagesOf = async (vault: Vault): Promise<Array<[string, string]>> => Promise.all((await listWikiPages(vault.root)).sort().map(async (rel) => [rel, await read(vault, rel)] as [string, string]));
+
+  it('groups many notes under month headings, the same bytes for the same input, and leaves a page no rule touched as it was', async () => {
+    const [one, two] = [await build(), await build()];
+    expect(await pagesOf(two)).toEqual(await pagesOf(one));
+    const alice = await read(one, '3_Personal/Alice Chen.md');
+    const notes = alice.slice(alice.indexOf('## Notes'), alice.indexOf('\n## ', alice.indexOf('## Notes') + 1));
+    expect(notes.match(/^### .+$/gm)).toEqual(['### January 2026', '### February 2026', '### March 2026']);
+    expect(notes).toMatch(/### January 2026\n\n- Alice Chen took up chess \[\[2026-01-02#\^f-[0-9a-z]+\]\]\n(- .+\n)*- Lunch with Alice Chen and Grace Kim/);
+    expect(notes).toMatch(/### March 2026\n\n(- .+\n)*- Alice Chen bought a tent/);
+    expect(await read(one, '2_Areas/Garden.md')).toBe(GARDEN);
+
+    // A note of a new month adds its heading at the end; the person's page is still untouched.
+    await one.remember([{ text: 'Alice Chen started a choir', category: 'fact', tags: [] }], { source: 'test', now: new Date('2026-04-02T10:00:00Z') });
+    const next = await one.dream({ force: true, offline: true, now: new Date('2026-04-05T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const after = await read(one, '3_Personal/Alice Chen.md');
+    expect(after).toMatch(/### April 2026\n\n- Alice Chen started a choir \[\[2026-04-02#/);
+    expect(after.replace(/\n\n### April 2026\n\n- Alice Chen started a choir .+\n/, '\n').replace(/^updated: .+$/m, '')).toBe(alice.replace(/^updated: .+$/m, ''));
+    expect(await read(one, '2_Areas/Garden.md')).toBe(GARDEN);
+  }, 300_000);
+
+  it('makes no page only to be linked: a name stated only beside another stays plain text, and every link leads to a page', async () => {
+    const vault = await build();
+    const rels = await listWikiPages(vault.root);
+    expect(rels.filter((r) => /Grace/.test(r))).toEqual([]);
+    const all = (await pagesOf(vault)).map(([, text]) => text).join('\n');
+    expect(all).toContain('Lunch with Alice Chen and Grace Kim');
+    expect(all).not.toContain('[[Grace Kim');
+    const titles = new Set(rels.map((r) => r.split('/').at(-1)!.replace(/\.md$/, '')));
+    for (const [, target] of all.matchAll(/\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g)) if (!/^\d{4}-\d{2}-\d{2}$/.test(target!)) expect(titles, target).toContain(target);
   }, 300_000);
 });
 

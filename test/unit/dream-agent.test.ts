@@ -399,9 +399,9 @@ describe('the API key', () => {
 
   it('the run log redacts a secret in its JSON-escaped spelling too', () => {
     const secret = 'a"b\\c-secret';
-    const line = serialize({ text: `x ${secret} y`, nested: { list: [secret] } }, [secret]);
+    const line = serialize({ text: `x ${secret} y`, nested: { list: [secret] }, args: { [secret]: 'as a key' } }, [secret]);
     expect(line).not.toContain('secret');
-    expect(JSON.parse(line)).toEqual({ text: 'x [redacted] y', nested: { list: ['[redacted]'] } });
+    expect(JSON.parse(line)).toEqual({ text: 'x [redacted] y', nested: { list: ['[redacted]'] }, args: { '[redacted]': 'as a key' } });
   });
 });
 
