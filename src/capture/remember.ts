@@ -2,6 +2,7 @@
 import { isValidDate, localStamp } from '../core/clock.js';
 import { errorMessage, UsageError, VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
+import { readJournal } from '../dream/journal.js';
 import { withWriteLock } from '../core/lock.js';
 import { finishInterrupted } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
@@ -22,6 +23,10 @@ export interface RememberResult {
    * that log (or the next dream's snapshot) commits them.
    */
   warning?: string;
+  /** Dates written at or below the dream's watermark (not skipped): the next dream places these facts (DESIGN §7). */
+  late: string[];
+  /** Says so in one sentence, when `late` is not empty. */
+  note?: string;
 }
 
 export async function remember(ctx: VaultContext, inputs: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
@@ -89,6 +94,18 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
         cause: failed,
       });
     }
-    return warning === undefined ? { facts, commit } : { facts, commit, warning };
+    const placement = await latePlacement(ctx.root, facts);
+    return { facts, commit, ...(warning === undefined ? {} : { warning }), ...placement };
   });
+}
+
+/** Facts written into a date the dream has already consolidated wait for the next dream to be placed on a page. */
+async function latePlacement(root: string, facts: readonly AppendedFact[]): Promise<{ late: string[]; note?: string }> {
+  const journal = await readJournal(root);
+  const late = [...new Set(facts.map((f) => f.date))].filter((date) => journal.watermark !== null && date <= journal.watermark && !journal.skipped.has(date));
+  if (late.length === 0) return { late };
+  const count = facts.filter((f) => late.includes(f.date)).length;
+  const which = late.length === 1 ? `${late[0]} is` : `${late.join(', ')} are`;
+  const what = count === 1 ? 'this fact stays searchable, and the next dream will place it' : 'these facts stay searchable, and the next dream will place them';
+  return { late, note: `${which} at or below the dream's watermark (${journal.watermark}): ${what} on a page` };
 }

@@ -1,11 +1,13 @@
 /**
- * The dream's gate (DESIGN §7): pending = log dates after the watermark and before today. A backlog
+ * The dream's gate (DESIGN §7): pending = log dates after the watermark and before today, and dates at or
+ * below it holding facts no page cites (written after their dream, or back-dated). A backlog
  * (more pending days than `max_days`) runs at once; otherwise a run needs `min_hours` since the last
  * attempt and at least `min_facts` pending facts. `--force` skips the gate, never the lock.
  */
 import type { Config } from '../core/config.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
+import { pageCitations } from './citations.js';
 import type { Journal } from './journal.js';
 import type { DreamState } from './state.js';
 
@@ -15,12 +17,20 @@ export interface Pending {
 }
 
 export async function pendingDates(root: string, journal: Journal, today: string, tombstones: TombstoneSet): Promise<Pending> {
-  const dates = (await listLogDates(root)).filter(
-    (date) => date < today && (journal.watermark === null || date > journal.watermark) && !journal.skipped.has(date),
-  );
+  const dates: string[] = [];
   let facts = 0;
-  for (const date of dates) {
-    facts += (await readLog(root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)).length;
+  let cited: Set<string> | null = null;
+  for (const date of (await listLogDates(root)).filter((d) => d < today && !journal.skipped.has(d))) {
+    let live = (await readLog(root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text));
+    if (journal.watermark !== null && date <= journal.watermark) {
+      // A consolidated date is pending only for the facts no page cites; pages are read once, when needed.
+      cited ??= await pageCitations(root, tombstones);
+      const placed = cited;
+      live = live.filter((f) => !placed.has(f.id));
+      if (live.length === 0) continue;
+    }
+    dates.push(date);
+    facts += live.length;
   }
   return { dates, facts };
 }

@@ -77,12 +77,14 @@ export interface JournalEntry {
   updated: number;
   archived: number;
   facts: number;
+  /** The watermark after the run, when it is not `to` (a batch of late facts below it). */
+  watermark?: string;
 }
 
 export function journalLine(entry: JournalEntry): string {
   const at = entry.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const pages = `pages +${entry.created} ~${entry.updated}${entry.archived > 0 ? ` >${entry.archived}` : ''}`;
-  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.to} · ${pages} · facts ${entry.facts}`;
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}`;
 }
 
 export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {

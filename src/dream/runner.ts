@@ -20,6 +20,7 @@ import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
@@ -156,7 +157,12 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   result.run = run;
   result.batch = { from: dates[0]!, to: dates.at(-1)! };
   const facts: Fact[] = [];
-  for (const date of dates) facts.push(...(await readLog(ctx.root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)));
+  // A date at or below the watermark is in the batch only for its facts no page cites yet (DESIGN §7).
+  const placed = journal.watermark !== null && dates[0]! <= journal.watermark ? await pageCitations(ctx.root, tombstones) : null;
+  for (const date of dates) {
+    const live = (await readLog(ctx.root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text));
+    facts.push(...(placed !== null && date <= journal.watermark! ? live.filter((f) => !placed.has(f.id)) : live));
+  }
   result.facts = facts.length;
   emit({ type: 'step', message: `run ${run}: ${dates.length} days (${result.batch.from}..${result.batch.to}), ${facts.length} facts` });
 
@@ -192,6 +198,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       await copyUncommitted(ctx.root, tree);
       base = await commitScratch(tree, `scratch: a person's uncommitted edits, for dry run ${run}`);
     }
+    // Every citation the pages hold now must still be somewhere after the run (any consolidator).
+    const citedBefore = await pageCitations(tree, tombstones);
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
@@ -224,6 +232,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (await pagesParse(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
+      citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
       (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
     if (problem !== null) throw new CheckFailed(problem);
 
@@ -231,10 +240,12 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.uncited = uncited.length;
     await fileUncited(tree, run, uncited);
     await fileConflicts(tree, run, consolidated.conflicts, new Map(facts.map((f) => [f.id, f.date])));
-    await appendJournal(tree, journalLine({ at: now, run, from: result.batch.from, to: result.batch.to, created: pages.created.length, updated: pages.updated.length, archived: pages.archived.length, facts: facts.length }));
+    // The watermark never goes back: a batch of late facts below it leaves it where it was.
+    const watermark = laterOf(journal.watermark, result.batch.to);
+    await appendJournal(tree, journalLine({ at: now, run, from: result.batch.from, to: result.batch.to, watermark, created: pages.created.length, updated: pages.updated.length, archived: pages.archived.length, facts: facts.length }));
     await writeIndex(tree, run);
     await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
-    result.watermark.after = result.batch.to;
+    result.watermark.after = watermark;
 
     if (dryRun) {
       result.status = 'dry-run';
@@ -347,6 +358,10 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
   }
 }
 
+function laterOf(watermark: string | null, date: string): string {
+  return watermark !== null && watermark > date ? watermark : date;
+}
+
 function emptyBatch(): ConsolidationResult {
   return { summary: 'every fact of the batch was forgotten; nothing to place', conflicts: [], llm: { calls: 0, tokens: 0 } };
 }
@@ -392,7 +407,7 @@ async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, 
   state.split = null;
   await writeDreamState(ctx.root, state);
   result.status = 'skipped';
-  result.watermark.after = dates.at(-1)!;
+  result.watermark.after = laterOf(result.watermark.before, dates.at(-1)!);
   result.reason = `gave up on ${dates[0]} after ${tries} failed runs (last: ${error.message}); its facts stay searchable`;
   return result;
 }
@@ -431,7 +446,7 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
 function commitRequest(result: DreamResult, run: string, paths: string[]): CommitRequest {
   const { pages } = result;
   const lines = [
-    `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark moves to ${result.batch!.to}.`,
+    `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark ${result.watermark.after === result.watermark.before ? 'stays at' : 'moves to'} ${result.watermark.after}.`,
     ...(result.forgotten > 0 ? [`${result.forgotten} page lines citing or repeating forgotten facts were removed.`] : []),
     '',
     ...pages.created.map((p) => `+ ${p}`),

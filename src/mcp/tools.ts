@@ -59,7 +59,7 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Remember facts',
       description:
-        "Append facts to the person's long-term memory: each goes to the daily log of its date (default today) and the batch is committed to git. Append-only: nothing already remembered changes. Write one durable fact per item, so it stands on its own later. Returns each fact's id, log path, line and citation link.",
+        "Append facts to the person's long-term memory: each goes to the daily log of its date (default today) and the batch is committed to git. Append-only: nothing already remembered changes. Write one durable fact per item, so it stands on its own later. Returns each fact's id, log path, line and citation link; facts dated on or before the last consolidated day are listed in `late` with a `note`: the next dream places them.",
       inputSchema: RememberInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -181,11 +181,13 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit, warning } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning, late, note } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
+    late,
     ...(warning === undefined ? {} : { warning }),
+    ...(note === undefined ? {} : { note }),
   });
 }
 

@@ -15,7 +15,7 @@ import { commitPaths, initRepo, isRepo } from '../git/audit.js';
 import { LOGS_DIR } from '../logs/factlog.js';
 import { confinedPath } from './confine.js';
 import { mkdirConfined, writeConfined } from './confined-write.js';
-import { TEMPLATE_DIR } from './init.js';
+import { TEMPLATE_DIR, writeInitialMemory } from './init.js';
 import { isVaultRoot } from './locate.js';
 
 /** Root files the program regenerates: a person's file of that name would be overwritten, so it is a clash. */
@@ -87,6 +87,7 @@ export async function adoptVault(target: string, options: AdoptOptions = {}): Pr
   }
   const added = [...plan.copies, ...(gitignore === null ? [] : ['.gitignore'])].sort();
   const config = parseConfigText(await readFile(path.join(root, CONFIG_FILE), 'utf8'), CONFIG_FILE);
+  if (plan.copies.includes('MEMORY.md')) await writeInitialMemory(root, config);
   const commit = await withWriteLock(root, (lock) =>
     commitPaths(lock, config, {
       op: 'init',

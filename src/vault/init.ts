@@ -2,7 +2,8 @@
 import { cp, mkdir, readdir, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfigText, CONFIG_FILE } from '../core/config.js';
+import { localStamp, resolveTimeZone } from '../core/clock.js';
+import { parseConfigText, CONFIG_FILE, type Config } from '../core/config.js';
 import { VaultkeeperError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths, initRepo } from '../git/audit.js';
@@ -43,6 +44,7 @@ export async function initVault(target: string): Promise<InitResult> {
   await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
   await stat(path.join(root, CONFIG_FILE));
   const config = parseConfigText(await readFile(path.join(root, CONFIG_FILE), 'utf8'), CONFIG_FILE);
+  await writeInitialMemory(root, config);
   await initRepo(root);
   const commit = await withWriteLock(root, (lock) =>
     commitPaths(lock, config, {
@@ -53,6 +55,15 @@ export async function initVault(target: string): Promise<InitResult> {
     }),
   );
   return { root, commit };
+}
+
+/**
+ * MEMORY.md as the program regenerates it (the template's copy is only a stand-in), so the daemon's first
+ * promote finds nothing to commit. Lazy: the generator loads the page parser.
+ */
+export async function writeInitialMemory(root: string, config: Config): Promise<void> {
+  const { writeMemory } = await import('../dream/memory.js');
+  await writeMemory(root, root, 'none', { maxLines: config.dream.memory_lines, today: localStamp(new Date(), resolveTimeZone(config.timezone)).date });
 }
 
 /**

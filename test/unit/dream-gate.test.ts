@@ -116,10 +116,12 @@ describe('pendingDates', () => {
     'logs/2026-06-10.md': log('2026-06-10', ['- [fact] Dated tomorrow ^f-aaaaaaaaa9']),
   };
   const TOMBSTONES = `${JSON.stringify({ id: 'f-aaaaaaaaa5', text: 'shared a bank pin 4417', at: '2026-06-05T00:00:00Z' })}\n`;
+  /** The page the run that consolidated 06-01..06-02 wrote: it cites both days' facts. */
+  const PLACED = { '2_Areas/Facts.md': '# Facts\n\n- Lives in Lisbon [[2026-06-01#^f-aaaaaaaaa1]]\n- Plays the cello [[2026-06-02#^f-aaaaaaaaa2]]\n' };
 
   it('holds the log days after the watermark and before today, skipped days left out, and counts their facts but not forgotten ones', async () => {
     const root = await tempDir();
-    await writeTree(root, LOGS);
+    await writeTree(root, { ...LOGS, ...PLACED });
     const journal = parseJournal(
       '# Dream journal\n\n- 2026-06-03T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-02 · watermark=2026-06-02 · pages +1 ~0 · facts 2\n' +
         '- 2026-06-05T03:00:00Z · run r-2 · gave up on 2026-06-03..2026-06-03 after 3 tries · skipped=2026-06-03 · watermark=2026-06-03\n',
@@ -148,9 +150,38 @@ describe('pendingDates', () => {
 
   it('leaves a skipped day out even when it lies after the watermark', async () => {
     const root = await tempDir();
-    await writeTree(root, LOGS);
+    await writeTree(root, { ...LOGS, ...PLACED });
     const journal = parseJournal('- 2026-06-03T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-02 · watermark=2026-06-02\n- note · skipped=2026-06-04\n');
     expect((await pendingDates(root, journal, '2026-06-09', parseTombstones(''))).dates).toEqual(['2026-06-03', '2026-06-05']);
+  });
+});
+
+describe('pendingDates at or below the watermark', () => {
+  const JOURNAL = parseJournal('- 2026-06-05T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-03 · watermark=2026-06-03\n- note · skipped=2026-06-02\n');
+  const LOGS = {
+    'logs/2026-06-01.md': log('2026-06-01', ['- [fact] Lives in Lisbon ^f-bbbbbbbbb1', '- [fact] Written after its dream ^f-bbbbbbbbb2', '- [fact] Cited only by a digest ^f-bbbbbbbbb3']),
+    'logs/2026-06-02.md': log('2026-06-02', ['- [fact] On a skipped day, never cited ^f-bbbbbbbbb4']),
+    'logs/2026-06-03.md': log('2026-06-03', ['- [fact] Plays the cello ^f-bbbbbbbbb5', '- [fact] Its citation repeats a forgotten text: door code 4711 ^f-bbbbbbbbb6']),
+    'logs/2026-06-04.md': log('2026-06-04', ['- [fact] After the watermark ^f-bbbbbbbbb7']),
+  };
+  const PAGES = {
+    '2_Areas/Facts.md': '# Facts\n\n- Lives in Lisbon [[2026-06-01#^f-bbbbbbbbb1]]\n- Plays the cello [[2026-06-03#^f-bbbbbbbbb5]]\n- Door code 4711 [[2026-06-03#^f-bbbbbbbbb6]]\n',
+    '4_Resources/digests/2026-W23.md': '---\ntype: digest\n---\n# Week 23\n\n- Cited only by a digest [[2026-06-01#^f-bbbbbbbbb3]]\n',
+  };
+
+  it('holds a consolidated day for its facts no page cites (a digest does not place a fact), never a skipped day', async () => {
+    const root = await tempDir();
+    await writeTree(root, { ...LOGS, ...PAGES });
+    expect(await pendingDates(root, JOURNAL, '2026-06-09', parseTombstones(''))).toEqual({ dates: ['2026-06-01', '2026-06-04'], facts: 3 });
+  });
+
+  it('does not count a citation on a line the runner will remove for citing a forgotten fact', async () => {
+    const root = await tempDir();
+    await writeTree(root, { ...LOGS, '2_Areas/Facts.md': '# Facts\n\n- Lives in Lisbon, plays the cello [[2026-06-01#^f-bbbbbbbbb1]] [[2026-06-03#^f-bbbbbbbbb5]]\n' });
+    expect(await pendingDates(root, JOURNAL, '2026-06-09', parseTombstones(''))).toEqual({ dates: ['2026-06-01', '2026-06-03', '2026-06-04'], facts: 4 });
+    // Forgetting the cello fact takes the whole line, and with it the only citation of Lisbon: pending again.
+    const tombstones = parseTombstones(`${JSON.stringify({ id: 'f-bbbbbbbbb5', text: 'plays the cello', at: '2026-06-05T00:00:00Z' })}\n`);
+    expect(await pendingDates(root, JOURNAL, '2026-06-09', tombstones)).toEqual({ dates: ['2026-06-01', '2026-06-03', '2026-06-04'], facts: 5 });
   });
 });
 

@@ -37,8 +37,9 @@ export async function run(words: string[], opts: RememberOptions, globals: Globa
   const result = await vault.remember(inputs, { source: opts.source });
   // Stored but not committed is still remembered: exit 0, and say so on stderr (docs/cli.md).
   if (result.warning !== undefined) note(`vaultkeeper: warning: ${result.warning}`);
+  if (result.note !== undefined) note(`vaultkeeper: note: ${result.note}`);
   if (opts.json) {
-    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, ...(result.warning === undefined ? {} : { warning: result.warning }) });
+    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, late: result.late, ...(result.warning === undefined ? {} : { warning: result.warning }), ...(result.note === undefined ? {} : { note: result.note }) });
     return;
   }
   if (result.facts.length === 1) {
