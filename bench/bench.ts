@@ -9,6 +9,8 @@
  *   --keep             keep the temporary vaults (their folder is printed)
  *   --only dendron     only the Dendron-vault section (side by side with qmd when QMD_BIN is set; see dendron.ts)
  *   --dendron-runs 10  runs per step there      --dendron-data PATH  the notes (default ../shared/data/dendron-vault)
+ *   --only large       only the 100k-fact vault's remember and rebuild (against qmd with QMD_BIN; see large.ts)
+ *   --large-runs 3 --large-remembers 15
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,6 +30,7 @@ import { openVault, type Vault } from '#src/vault/vault.js';
 import { runCli, startCli, stopChild } from './child.js';
 import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
+import { measureLarge, renderLarge } from './large.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, mib, ms, summarize, type MachineInfo, type Summary } from './stats.js';
@@ -51,6 +54,8 @@ interface Settings {
   only: string | null;
   dendronRuns: number;
   dendronData: string;
+  largeRuns: number;
+  largeRemembers: number;
 }
 
 interface Failure {
@@ -149,6 +154,8 @@ function settings(): Settings {
       only: { type: 'string' },
       'dendron-runs': { type: 'string' },
       'dendron-data': { type: 'string' },
+      'large-runs': { type: 'string' },
+      'large-remembers': { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -175,6 +182,8 @@ function settings(): Settings {
     only: values.only ?? null,
     dendronRuns: int(values['dendron-runs'], quick ? 3 : 10, 'dendron-runs'),
     dendronData: path.resolve(values['dendron-data'] ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'dendron-vault')),
+    largeRuns: int(values['large-runs'], 3, 'large-runs'),
+    largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
   };
 }
 
@@ -195,7 +204,17 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    if (s.only !== null && s.only !== 'dendron') throw new Error(`--only takes 'dendron', got '${s.only}'`);
+    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large') throw new Error(`--only takes 'dendron' or 'large', got '${s.only}'`);
+    if (s.only === 'large') {
+      const largeMachine = machineInfo();
+      const large = await attempt('the 100k-fact vault', () => measureLarge(base, { runs: s.largeRuns, remembers: s.largeRemembers, env }));
+      const largeMarkdown = failed(large)
+        ? `### The 100k-fact vault: remember and rebuild\n\nNot measured: ${large.error}`
+        : `${renderLarge(large)}\n\n${machineLine(largeMachine, os.loadavg()[0]!)}`;
+      print(largeMarkdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-large', largeMarkdown);
+      return;
+    }
     const dendronMachine = machineInfo();
     const dendron = await attempt('the Dendron vault', () => measureDendron(base, s.dendronData, { runs: s.dendronRuns, env }));
     const dendronMarkdown = failed(dendron)

@@ -93,7 +93,7 @@ export async function measureDendron(base: string, data: string, options: { runs
 }
 
 /** Runs ours and qmd's in turn, `runs` times, swapping which goes first each run; `before` runs ahead of each pair. */
-async function paired(
+export async function paired(
   runs: number,
   ours: () => Promise<ChildResult>,
   theirs: (() => Promise<ChildResult>) | null,
@@ -126,7 +126,7 @@ function timing(a: number[], b: number[]): Timing {
   return { ours: summarize(a), qmd: b.length > 0 ? summarize(b) : null, ratio: ratios.length > 0 ? summarize(ratios).p50 : null };
 }
 
-async function must(result: Promise<ChildResult>, what: string): Promise<ChildResult> {
+export async function must(result: Promise<ChildResult>, what: string): Promise<ChildResult> {
   const r = await result;
   if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`);
   return r;
@@ -143,7 +143,7 @@ async function waitForDaemon(vk: (args: readonly string[]) => Promise<ChildResul
 }
 
 /** qmd with its index and config in temp folders (never the person's ~/.cache/qmd). */
-async function setUpQmd(base: string, notesDir: string, env: NodeJS.ProcessEnv): Promise<Qmd> {
+export async function setUpQmd(base: string, notesDir: string, env: NodeJS.ProcessEnv): Promise<Qmd> {
   const home = path.join(base, 'qmd-home');
   await mkdir(home, { recursive: true });
   const qenv = { ...env, HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), XDG_CONFIG_HOME: path.join(home, 'config') };
