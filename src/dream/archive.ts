@@ -1,6 +1,7 @@
 /**
  * The page lifecycle (issue 10): a page the dream made that has gone cold moves to 5_Archives/ under the
- * same relative name, byte for byte, in the run's scratch tree (so the run's one commit records the move
+ * same relative name (or, when an archived page holds that name, the first free `<name> (2).md`, `(3)`, …),
+ * byte for byte, in the run's scratch tree (so the run's one commit records the move
  * and `git log --follow` keeps its history). Cold means: for `dream.archive_after_days`, measured on the
  * run's clock, no fact cited on it is newer, no dream run changed it (so no citation was added), no
  * search returned it or a fact it cites, and no person edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
@@ -17,8 +18,9 @@ import { movePath } from '../git/worktree.js';
 import { listWikiPages } from '../pages/discover.js';
 import { readRecallEvents } from '../recall/events.js';
 import { confinedPath } from '../vault/confine.js';
-import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
+import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
+import { ownerOf } from './ownership.js';
 
 export interface ArchiveInput {
   /** The scratch worktree the run writes in. */
@@ -77,20 +79,20 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     let last = cited;
     const commits = histories.get(rel) ?? [];
     // Only a page the dream created is the dream's to retire.
-    if (commits.at(-1)?.op !== 'dream') continue;
+    if (ownerOf(commits) !== 'dream') continue;
     // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
     // consolidated today leaves pages that are new, whatever the dates of their facts.
     const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map((c) => localStamp(commitTime(c), input.timeZone).date);
     last = touched.reduce((max, d) => (d > max ? d : max), last);
     if (last >= since) continue;
-    candidates.push({ from: rel, to: `${ARCHIVE_DIR}${rel}`, lastActive: last });
+    candidates.push({ from: rel, to: archiveName(rel, 1), lastActive: last });
   }
   candidates.sort((a, b) => a.lastActive.localeCompare(b.lastActive) || a.from.localeCompare(b.from));
   const moved: ArchivedPage[] = [];
   for (const page of candidates) {
     if (moved.length >= input.limit) break;
-    // An archived page of the same name is never overwritten; the live one waits for a person.
-    if (await lstat(path.join(input.tree, page.to)).then(() => true, () => false)) continue;
+    // An archived page of the same name is never overwritten: a page cold a second time gets the next free name.
+    page.to = await freeArchiveName(input.tree, page.from);
     try {
       await confinedPath(input.tree, page.from);
       await mkdir(await confinedPath(input.tree, path.posix.dirname(page.to), 'folder'), { recursive: true });
@@ -101,6 +103,14 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     moved.push(page);
   }
   return moved;
+}
+
+/** The first archive name of `rel` (5_Archives/<rel>, then `<name> (2).md`, …) that no file in the tree holds. */
+export async function freeArchiveName(tree: string, rel: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const to = archiveName(rel, n);
+    if (!(await lstat(path.join(tree, to)).then(() => true, () => false))) return to;
+  }
 }
 
 /** True when the page holds an open commitment due today or later: a promise ahead is not cold. */

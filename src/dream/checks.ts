@@ -11,11 +11,12 @@ import type { Fact } from '../logs/factlog.js';
 import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
+import { ARCHIVE_DIR, archiveName, isGeneratedPage } from '../vault/layout.js';
+import { pageOwners } from './ownership.js';
 
 
 /** `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts. */
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead';
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'person_page' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead';
 
 export interface CheckFailure {
   check: CheckName;
@@ -37,8 +38,8 @@ export function classifyChanges(changes: readonly PathChange[], limits: Config['
       return { pages, failure: { check: 'safety', message: `${change.path} is not a wiki page and must not change (logs, tombstones, config and root files are the runner's or a person's)` } };
     }
     if (change.status === 'D') {
-      const target = `${ARCHIVE_DIR}${change.path}`;
-      if (change.path.startsWith(ARCHIVE_DIR) || !added.has(target)) {
+      const target = archivedAs(change.path, added);
+      if (change.path.startsWith(ARCHIVE_DIR) || target === null) {
         return { pages, failure: { check: 'safety', message: `page ${change.path} was deleted; pages are archived (moved to ${ARCHIVE_DIR}), never deleted` } };
       }
       pages.archived.push({ from: change.path, to: target });
@@ -57,6 +58,24 @@ export function classifyChanges(changes: readonly PathChange[], limits: Config['
     return { pages, failure: { check: 'safety', message: `${pages.archived.length} pages archived, more than dream.max_archived_pages (${limits.max_archived_pages})` } };
   }
   return { pages, failure: null };
+}
+
+/** The archive name a removed page `rel` was added under (5_Archives/<rel>, or `<name> (n).md`), or null when none was. */
+function archivedAs(rel: string, added: ReadonlySet<string>): string | null {
+  for (let n = 1; n <= added.size + 1; n++) if (added.has(archiveName(rel, n))) return archiveName(rel, n);
+  return null;
+}
+
+/**
+ * A person's own page (one the dream did not create) never moves: a run that archived one, whatever
+ * moved it, fails and applies nothing. Read from the tree's history, never from the model's account.
+ */
+export async function personPagesStay(tree: string, pages: PageChanges): Promise<CheckFailure | null> {
+  if (pages.archived.length === 0) return null;
+  const owners = await pageOwners(tree, pages.archived.map((a) => a.from));
+  const moved = pages.archived.find((a) => owners.get(a.from) === 'person');
+  if (moved === undefined) return null;
+  return { check: 'person_page', message: `${moved.from} is a person's own page (the dream did not create it) and was moved to ${moved.to}; a person's pages stay where they are` };
 }
 
 export function proofOfWork(pages: PageChanges): CheckFailure | null {

@@ -19,7 +19,7 @@ import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
@@ -230,6 +230,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       failure ??
       (facts.length > 0 && result.outside === undefined ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
+      (await personPagesStay(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??

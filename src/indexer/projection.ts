@@ -48,6 +48,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   const pending = isPending(journal, date);
   const facts = liveFacts(content, date, tombstones);
   const passages = passagesOf(facts);
+  // The day's words rank too, in both fields: questions name dates ("in May 2023"); measured in docs/benchmarks.md.
+  const when = dateWords(date);
   const rows: IndexRow[] = [];
   for (const fact of facts) {
     if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
@@ -71,8 +73,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       archived: false,
       citations: [],
       text: fact.text,
-      content: [fact.text, ...fact.tags].join(' '),
-      context: passages.get(fact.id) ?? fact.text,
+      content: [fact.text, ...fact.tags, when].join(' '),
+      context: `${passages.get(fact.id) ?? fact.text}\n${when}`,
       subject: keyedSubject(fact.text) ?? '',
     });
   }
@@ -123,6 +125,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
       const passages = [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '');
       const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), statement.text.replace(CITATION_RE, '')].filter((l) => l !== ''))];
       const line = chunk.startLine + statement.start;
+      const date = newestDate([statement.text], tombstones) ?? sectionDate;
+      const when = date === null ? '' : `\n${dateWords(date)}`;
       rows.push({
         ...base,
         key: kind === 'core' ? `c:${line}` : `p:${rel}#${line}`,
@@ -130,13 +134,13 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
         line_end: chunk.startLine + statement.end,
         section_line: chunk.startLine,
         section_end: chunk.endLine,
-        date: newestDate([statement.text], tombstones) ?? sectionDate,
+        date,
         heading: chunk.heading ?? '',
         heading_path: headingPath,
         citations,
         text: statement.text,
-        content: statement.text.replace(CITATION_RE, ''),
-        context: context.join('\n'),
+        content: `${statement.text.replace(CITATION_RE, '')}${when}`,
+        context: `${context.join('\n')}${when}`,
       });
     }
   }
@@ -175,4 +179,11 @@ function newestDate(lines: readonly string[], tombstones: TombstoneSet): string 
     }
   }
   return date;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** A date as the words a question uses for it: "8 May 2023" (the full-text index ignores case). */
+function dateWords(date: string): string {
+  const [year, month, day] = date.split('-').map(Number);
+  return `${day} ${MONTHS[month! - 1]} ${year}`;
 }

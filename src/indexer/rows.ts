@@ -29,7 +29,7 @@ export interface IndexRow {
   citations: string[];
   /** What a person reads in a result. */
   text: string;
-  /** What full-text search and the embedder see: the text with its tags (a page's without citations). */
+  /** What full-text search ranks first: the text with its tags and its date as words (a page's without citations). */
   content: string;
   /**
    * A lower-weight full-text field (DESIGN §6): for a fact, the passage of its batch around it (itself included);
@@ -41,13 +41,16 @@ export interface IndexRow {
   subject: string;
 }
 
+const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
+
 /** A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded. */
 export function rowHash(row: IndexRow): string {
   return createHash('sha256').update(JSON.stringify(row)).digest('base64url').slice(0, 22);
 }
 
-/** What the embedder sees: a row's own text (its neighbours would blur it), a page's with its title and heading path. */
+/** What the embedder sees: a row's own words (not its neighbours', not its date's), a page's with its title and heading path. */
 export function embeddingText(row: IndexRow): string {
-  if (row.kind === 'fact') return row.content;
-  return [row.title, row.heading_path === row.title ? '' : row.heading_path, row.content].filter((s) => s !== '').join('\n');
+  if (row.kind === 'fact') return [row.text, ...row.tags].join(' ');
+  const own = row.text.replace(CITATION_RE, '');
+  return [row.title, row.heading_path === row.title ? '' : row.heading_path, own].filter((s) => s !== '').join('\n');
 }

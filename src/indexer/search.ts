@@ -23,7 +23,7 @@ import { RECALL_FILE } from '../recall/events.js';
 export function minSimilarity(model: string): number {
   return model.startsWith('hash') ? 0.1 : 0.3;
 }
-/** Superseded values (an older keyed fact, a page's History) and disputed ones (Conflicts) rank at half weight. */
+/** Superseded values (an older keyed fact, a page's History) rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
 /** A result dated today (a fact's day, a section's newest citation) keeps its score; an old one loses up to 10%, half of that after about three months. */
 const RECENCY_WEIGHT = 0.1;
@@ -169,7 +169,7 @@ interface Scored {
 
 /**
  * One score from 0 to 1 per hit: the full-text score squashed as s / (s + TEXT_HALF_SCORE), the vector
- * similarity rescaled from its noise floor to 1, averaged by weight; then a page's History and Conflicts
+ * similarity rescaled from its noise floor to 1, averaged by weight; then a page's History
  * at half weight and a fact's age as a small discount.
  */
 export function fuse(
@@ -188,8 +188,9 @@ export function fuse(
   const today = options.now.getTime();
   return [...byKey.values()].map(({ hit, text, vector }) => {
     let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
-    // A page's History and Conflicts sections hold superseded or disputed values (schema.md): findable, below current ones.
-    if (hit.kind !== 'fact' && /(^|> )(History|Conflicts)( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;
+    // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
+    // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
+    if (hit.kind !== 'fact' && /(^|> )History( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;
     if (hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
       score *= 1 - RECENCY_WEIGHT * (1 - 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS));

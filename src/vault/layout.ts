@@ -3,6 +3,15 @@
 /** Archiving moves a page here; nothing is ever deleted. Archived pages are searched only on request. */
 export const ARCHIVE_DIR = '5_Archives/';
 
+/**
+ * The `n`th archive name of the page `rel`: 5_Archives/<rel> first, then `<name> (2).md`, `(3)`, … beside
+ * it, so a page that goes cold again while an archived copy of its name exists is archived too, and no
+ * archived page is ever overwritten.
+ */
+export function archiveName(rel: string, n: number): string {
+  return n <= 1 ? `${ARCHIVE_DIR}${rel}` : `${ARCHIVE_DIR}${rel.replace(/\.md$/u, '')} (${n}).md`;
+}
+
 /** The runner's review pages (unsorted facts, conflicts, insights): a person works them off; never archived. */
 export const INBOX_DIR = '0_Inbox/';
 

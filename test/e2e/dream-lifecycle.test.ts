@@ -150,6 +150,24 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     // Two pages share her name now: core memory links the archived one by its path.
     expect(await read(vault, 'MEMORY.md')).toContain(`- Carol Diaz is allergic to shellfish — [[${ARCHIVED.replace(/\.md$/, '')}]]`);
   });
+
+  it('archives the reopened page when it goes cold again, as `<name> (2).md` beside the first, losing no line', async () => {
+    const live = await read(vault, CAROL);
+    const SECOND = '5_Archives/3_Personal/Carol Diaz (2).md';
+    await add(vault, [{ text: 'Booked a ferry to Madeira', date: '2027-02-01', tags: ['travel'] }]);
+    // Her live page was last changed by the run of 2026-07-11: on 2027-02-02 that is 206 days.
+    const result = await vault.dream({ force: true, offline: true, now: at('2027-02-02') });
+    expect(result.status, result.reason).toBe('ok');
+    expect(result.pages.archived).toContainEqual({ from: CAROL, to: SECOND });
+    expect(result.summary).toContain(`2026-07-11 (${CAROL})`);
+    expect(await exists(vault, CAROL)).toBe(false);
+    expect(await read(vault, SECOND)).toBe(live);
+    expect(await read(vault, ARCHIVED)).toBe(carolBefore); // the first archive is never overwritten
+    expect(await git(vault.root, ['show', '--format=', '--name-status', '-M', 'HEAD'])).toContain(`R100\t${CAROL}\t${SECOND}\n`);
+    expect(await git(vault.root, ['log', '-1', '--format=%B'])).toContain(`> ${CAROL} -> ${SECOND}`);
+    const doctor = await runJson<{ problems: Array<{ code: string; path: string }> }>(['--vault', vault.root, 'doctor']);
+    expect(doctor.problems.filter((p) => p.code === 'BROKEN_LINK' || p.code === 'BROKEN_CITATION')).toEqual([]);
+  });
 });
 
 describe('archiving off', { timeout: 120_000 }, () => {

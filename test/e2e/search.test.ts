@@ -82,6 +82,15 @@ describe('the context field', () => {
     await vault.close();
   });
 
+  it('finds a fact by the words of its date, and shows only its own text', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: PEOPLE });
+    await vault.reindex();
+    const results = await vault.search('what happened on 2 June 2026?', { refresh: false, recordRecall: false, kind: 'fact', now: NOW });
+    expect(results.slice(0, 4).map((r) => r.date)).toEqual(['2026-06-02', '2026-06-02', '2026-06-02', '2026-06-02']);
+    for (const r of results) expect(r.text).not.toMatch(/June|2026/);
+    await vault.close();
+  });
+
   it('takes the context from one batch only, even when the next has the same minute and source', async () => {
     const log = ['# 2026-06-03', '', '## 10:00 · cli', '- [fact] Carol runs the pottery studio ^f-hhhhhhhhh1', '', '## 10:00 · cli', '- [fact] The garden bed gets morning sun ^f-hhhhhhhhh2', ''].join('\n');
     const vault = await makeVault(await tempDir(), { config: NONE, files: { 'logs/2026-06-03.md': log } });
@@ -121,6 +130,26 @@ describe('current before superseded', () => {
     const old = await vault.search('Porto', { refresh: false, recordRecall: false, now: NOW });
     expect(old[0]).toMatchObject({ id: 'f-ccccccccc1' });
     expect(old[0]!.score).toBeLessThan(0.5);
+    await vault.close();
+  });
+  it('ranks a page line of History below one of Conflicts (the newest values, in dispute) after a dream', async () => {
+    const page = [
+      '# Ana',
+      '',
+      '## History',
+      '',
+      "- Ana's employer: Initech [[2026-01-03#^f-kkkkkkkkk1]] (until 2026-02-26)",
+      '',
+      '## Conflicts',
+      '',
+      '- [ ] **Ana\'s employer**: "Globex" [[2026-02-26#^f-kkkkkkkkk2]] or "Hooli" [[2026-02-26#^f-kkkkkkkkk3]], both on 2026-02-26',
+      '',
+    ].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '3_Personal/Ana.md': page } });
+    await vault.reindex();
+    const results = await vault.search("Ana's employer", { refresh: false, recordRecall: false, now: NOW });
+    expect(results.map((r) => r.heading_path)).toEqual(['Ana > Conflicts', 'Ana > History']);
+    expect(results[1]!.score).toBeLessThan(results[0]!.score / 1.5);
     await vault.close();
   });
 });

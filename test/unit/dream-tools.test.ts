@@ -363,10 +363,26 @@ describe('archive_page', () => {
     expect([...toolbox.touched]).toEqual(['5_Archives/0_Inbox/note.md']);
   });
 
-  it('refuses to overwrite an archived page, to archive twice, or to move what is not a page', async () => {
+  it('never overwrites an archived page: a page whose archive name is taken goes to the next free name', async () => {
     const fx = await makeVault();
     const toolbox = createToolbox(fx.context);
-    await expectRefused(fx, toolbox, 'archive_page', { path: '1_Projects/beta.md' }, /already exists.*edit_page/);
+    const archived = await readFile(path.join(fx.root, '5_Archives/1_Projects/beta.md'));
+    const live = await readFile(path.join(fx.root, '1_Projects/beta.md'));
+    expect(await expectOk(toolbox, 'archive_page', { path: '1_Projects/beta.md' })).toEqual({ from: '1_Projects/beta.md', to: '5_Archives/1_Projects/beta (2).md' });
+    expect(await readFile(path.join(fx.root, '5_Archives/1_Projects/beta.md'))).toEqual(archived);
+    expect(await readFile(path.join(fx.root, '5_Archives/1_Projects/beta (2).md'))).toEqual(live);
+  });
+
+  it("refuses a person's own page, as the run's page owner says", async () => {
+    const fx = await makeVault();
+    const toolbox = createToolbox({ ...fx.context, pageOwner: async (rel) => (rel === '1_Projects/alpha.md' ? 'person' : 'dream') });
+    await expectRefused(fx, toolbox, 'archive_page', { path: '1_Projects/alpha.md' }, /forbidden: 1_Projects\/alpha\.md is a person's own page/);
+    expect(await expectOk(toolbox, 'archive_page', { path: '1_Projects/beta.md' })).toMatchObject({ from: '1_Projects/beta.md' });
+  });
+
+  it('refuses to archive twice, or to move what is not a page', async () => {
+    const fx = await makeVault();
+    const toolbox = createToolbox(fx.context);
     await expectRefused(fx, toolbox, 'archive_page', { path: '5_Archives/1_Projects/beta.md' }, /already in 5_Archives/);
     await expectRefused(fx, toolbox, 'archive_page', { path: '1_Projects/missing.md' }, /not_found/);
     await expectRefused(fx, toolbox, 'archive_page', { path: 'logs/2026-06-09.md' }, /forbidden/);

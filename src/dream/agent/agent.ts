@@ -15,6 +15,7 @@ import { errorMessage, VaultkeeperError } from '../../core/errors.js';
 import { LlmResponseError } from '../../llm/errors.js';
 import { createExecutor, displayUrl, type LlmExecutor } from '../../llm/executor.js';
 import type { ConsolidationInput, ConsolidationResult, Consolidator, DreamEvent } from '../consolidator.js';
+import { pageOwners } from '../ownership.js';
 import { createToolbox, DEFAULT_TOOL_LIMITS, type Toolbox, type ToolLimits, type ToolResult } from '../tools/tools.js';
 import { buildPrompt } from './prompt.js';
 import { openRunLog, type RunLog } from './runlog.js';
@@ -167,7 +168,14 @@ async function runAgent(setup: AgentSetup, input: ConsolidationInput): Promise<C
 
 async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunLog, usage: LlmUsage): Promise<ConsolidationResult> {
   const { settings, model } = setup;
-  const toolbox = createToolbox({ root: input.root, batchDates: input.dates, search: input.search, limits: setup.toolLimits, secrets: setup.secrets });
+  const toolbox = createToolbox({
+    root: input.root,
+    batchDates: input.dates,
+    search: input.search,
+    limits: setup.toolLimits,
+    secrets: setup.secrets,
+    pageOwner: async (rel) => (await pageOwners(input.root, [rel])).get(rel) ?? 'new',
+  });
   const prompt = await buildPrompt(input);
   const executor = setup.executor ?? (await createExecutor({ settings, env: setup.env, root: input.vaultRoot, maxAttempts: setup.maxRetries + 1 }));
   await log.write('start', {

@@ -12,6 +12,8 @@ import { parseLog } from '../../logs/factlog.js';
 import { readFrontmatter } from '../../pages/frontmatter.js';
 import { sourceLines } from '../../pages/source.js';
 import { readTombstones, type TombstoneSet } from '../../tombstones/tombstones.js';
+import { archiveName } from '../../vault/layout.js';
+import type { PageOwner } from '../ownership.js';
 import { writeFileAtomic } from './atomic.js';
 import { isPagePath, resolveLogPath, resolveWikiFolder, resolveWikiPath, type Resolved } from './guard.js';
 
@@ -39,6 +41,8 @@ export interface ToolContext {
   limits?: Partial<ToolLimits>;
   /** The run's API key (and any other secret): a page holding one is not written, so it never reaches git. */
   secrets?: readonly string[];
+  /** Whose a page is (ownership.ts), passed in so the tools need not read git: a person's own page is never archived. */
+  pageOwner?(rel: string): Promise<PageOwner>;
 }
 
 export interface Conflict {
@@ -110,7 +114,10 @@ const schemas = {
     .describe('Replace one exact, unique passage of an existing page. Prefer it to write_page for small changes.'),
   archive_page: z
     .object({ path: PathField })
-    .describe(`Move a page that is no longer current under ${ARCHIVE_FOLDER}/, keeping its sub-path. Pages are never deleted.`),
+    .describe(
+      `Move a page the dream made that the facts say is over (a finished project, a closed topic) under ${ARCHIVE_FOLDER}/, keeping its sub-path. ` +
+        "Pages are never deleted; a person's own pages are never archived; cold pages are archived by the runner.",
+    ),
   flag_conflict: z
     .object({
       subject: z.string().min(1).max(300).describe('What the facts disagree about, e.g. "home city"'),
@@ -226,6 +233,14 @@ async function listPages(root: string, dir: string, rel: string, out: string[], 
   return true;
 }
 
+/** Where archive_page moves `rel`: a page of that name archived before is never overwritten, so the next free name, `<name> (2).md`, … */
+async function freeArchiveTarget(root: string, rel: string): Promise<Resolved> {
+  for (let n = 1; ; n++) {
+    const target = await resolveWikiPath(root, archiveName(rel, n), { forWrite: true });
+    if (!target.ok || !target.exists) return target;
+  }
+}
+
 const handlers: Handlers = {
   async list_pages({ folder }, state) {
     const target = await resolveWikiFolder(state.ctx.root, folder ?? '');
@@ -320,14 +335,11 @@ const handlers: Handlers = {
     if (source.rel.toLowerCase().startsWith(`${ARCHIVE_FOLDER.toLowerCase()}/`)) {
       return fail(`${source.rel} is already in ${ARCHIVE_FOLDER}/; leave it there`);
     }
-    const target = await resolveWikiPath(state.ctx.root, `${ARCHIVE_FOLDER}/${source.rel}`, { forWrite: true });
-    if (!target.ok) return refused(target);
-    if (target.exists) {
-      return fail(
-        `${target.rel} already exists, so ${source.rel} was not moved; merge what is still true into ${target.rel} with edit_page, ` +
-          `or keep ${source.rel} and mark it with status: archived in its frontmatter`,
-      );
+    if ((await state.ctx.pageOwner?.(source.rel)) === 'person') {
+      return fail(`forbidden: ${source.rel} is a person's own page (the dream did not create it), so it stays where it is; add what changed to it with edit_page`);
     }
+    const target = await freeArchiveTarget(state.ctx.root, source.rel);
+    if (!target.ok) return refused(target);
     await mkdir(path.dirname(target.abs), { recursive: true });
     await rename(source.abs, target.abs);
     state.archived.push({ from: source.rel, to: target.rel });
