@@ -1,7 +1,4 @@
-// The two small text packages ship no type declarations.
+// stopword ships no type declarations.
 declare module 'stopword' {
   export const eng: string[];
-}
-declare module 'wink-porter2-stemmer' {
-  export default function stem(word: string): string;
 }
