@@ -81,7 +81,27 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 }
 
 /** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
-const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number() });
+const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number(), born: z.string().optional() });
+
+/**
+ * A lock directory's identity: its inode and its birth time in ns. The inode alone is not enough: a file
+ * system hands the inode of a lock just released to the next lock made, so a waiter that read a finished
+ * holder's record would see it "match" the next holder's fresh lock and remove it.
+ */
+interface DirIdentity {
+  dir: number;
+  born: string;
+}
+
+async function lockIdentity(lockDir: string): Promise<DirIdentity & { mtimeMs: number }> {
+  const info = await stat(lockDir, { bigint: true });
+  return { dir: Number(info.ino), born: String(info.birthtimeNs), mtimeMs: Number(info.mtimeMs) };
+}
+
+/** Same directory: same inode, and the same birth time where both sides know it ('0': not recorded by this file system). */
+function sameDir(a: DirIdentity, b: { dir: number; born?: string | undefined }): boolean {
+  return a.dir === b.dir && (b.born === undefined || b.born === '0' || a.born === '0' || a.born === b.born);
+}
 
 /** An owner record, or undefined for a torn or foreign file (then the lock's mtime decides). */
 function parseOwner(text: string): z.infer<typeof Owner> | undefined {
@@ -95,11 +115,11 @@ function parseOwner(text: string): z.infer<typeof Owner> | undefined {
 async function recordOwner(target: string, release: () => Promise<void>): Promise<() => Promise<void>> {
   const ownerFile = `${target}.owner`;
   try {
-    const dir = (await stat(`${target}.lock`)).ino;
+    const { dir, born } = await lockIdentity(`${target}.lock`);
     const temp = `${ownerFile}.${process.pid}.tmp`;
     // wx: never written through a link left at the temp name (the locks folder itself is confined).
     await rm(temp, { force: true });
-    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir }), { flag: 'wx' });
+    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir, born }), { flag: 'wx' });
     await rename(temp, ownerFile);
   } catch {
     // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.
@@ -112,22 +132,35 @@ async function recordOwner(target: string, release: () => Promise<void>): Promis
 
 /**
  * Removes the lock when its recorded owner is dead, or when no record of this lock directory exists and
- * its mtime has not moved for MTIME_STALE_MS (a holder refreshes it every 5 s); true when it did.
+ * its mtime has not moved for MTIME_STALE_MS (a holder refreshes it every 5 s); true when it did. The
+ * lock is first renamed aside, so of two waiters taking over one dead lock only one succeeds, and what
+ * was renamed is checked to be that very directory before it is removed.
  */
 async function takeOverDead(target: string): Promise<boolean> {
+  const lockDir = `${target}.lock`;
   try {
-    const lockStat = await stat(`${target}.lock`);
-    const before = lockStat.ino;
+    const seen = await lockIdentity(lockDir);
     const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
     // The record must be of this very lock directory, not of an earlier holder's.
-    if (owner !== undefined && owner.dir === before) {
+    if (owner !== undefined && sameDir(seen, owner)) {
       if (processAlive(owner.pid, owner.started)) return false;
-    } else if (Date.now() - lockStat.mtimeMs < MTIME_STALE_MS) {
+    } else if (Date.now() - seen.mtimeMs < MTIME_STALE_MS) {
       return false;
     }
-    if ((await stat(`${target}.lock`)).ino !== before) return false;
-    await rm(`${target}.lock`, { recursive: true, force: true });
-    await rm(`${target}.owner`, { force: true });
+    const aside = `${lockDir}.taken-${process.pid}`;
+    await rm(aside, { recursive: true, force: true });
+    await rename(lockDir, aside);
+    const taken = await lockIdentity(aside);
+    if (taken.dir !== seen.dir || taken.born !== seen.born) {
+      // Another waiter took the dead lock over first and this rename caught the lock made since: give it back.
+      await rename(aside, lockDir).catch(() => undefined);
+      return false;
+    }
+    await rm(aside, { recursive: true, force: true });
+    if (owner !== undefined) {
+      const current = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
+      if (current !== undefined && current.pid === owner.pid && current.dir === owner.dir && current.born === owner.born) await rm(`${target}.owner`, { force: true });
+    }
     return true;
   } catch {
     return false;

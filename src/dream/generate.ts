@@ -2,13 +2,14 @@
  * The files the runner (not a consolidator) writes in a run: the journal line with the watermark,
  * index.md (MEMORY.md: memory.ts), the review page of conflicts, and the inbox of facts no page cited.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { Conflict } from './consolidator.js';
 import { confinedPath } from '../vault/confine.js';
+import { appendConfined, writeConfined } from '../vault/confined-write.js';
 import { JOURNAL_FILE } from './journal.js';
 import { redact } from '../core/redact.js';
 import { linkTarget } from './memory.js';
@@ -26,11 +27,11 @@ async function readOr(file: string, fallback: string): Promise<string> {
   }
 }
 
-async function appendSection(file: string, header: string, section: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const existing = await readOr(file, '');
+/** Appends to the inbox page `rel` (O_NOFOLLOW: a link swapped in after the check is refused, not followed). */
+async function appendSection(root: string, rel: string, header: string, section: string): Promise<void> {
+  const existing = await readOr(await confinedPath(root, rel), '');
   const prefix = existing === '' ? header : existing.endsWith('\n') ? '\n' : '\n\n';
-  await appendFile(file, `${prefix}${section}`);
+  await appendConfined(root, rel, `${prefix}${section}`);
 }
 
 /** Files facts that no page cites, so nothing leaves search unplaced. */
@@ -38,7 +39,7 @@ export async function fileUncited(root: string, run: string, facts: readonly Fac
   if (facts.length === 0) return;
   const header = '---\ntitle: Unsorted\ntype: inbox\ntags: [inbox]\n---\n# Unsorted\n\nFacts the dream could not place on a page. Move them where they belong; keep the citations.\n\n';
   const lines = facts.map((f) => `- [${f.category}] ${f.text}${f.tags.map((t) => ` #${t}`).join('')} ${cite(f)}`);
-  await appendSection(await confinedPath(root, UNSORTED_PAGE), header, `## ${run}\n\n${lines.join('\n')}\n`);
+  await appendSection(root, UNSORTED_PAGE, header, `## ${run}\n\n${lines.join('\n')}\n`);
 }
 
 /** Conflicts go to a page a person resolves in Obsidian by ticking the box. */
@@ -49,7 +50,7 @@ export async function fileConflicts(root: string, run: string, conflicts: readon
     const cites = c.fact_ids.map((id) => (factDates.has(id) ? `[[${factDates.get(id)}#^${id}]]` : id)).join(' ');
     return `- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})`;
   });
-  await appendSection(await confinedPath(root, CONFLICTS_PAGE), header, `${lines.join('\n')}\n`);
+  await appendSection(root, CONFLICTS_PAGE, header, `${lines.join('\n')}\n`);
 }
 
 export interface OpenConflict {
@@ -99,7 +100,8 @@ export async function appendJournal(root: string, line: string): Promise<void> {
   // Entries form one list, set apart from the journal's opening paragraph.
   const last = existing.trimEnd().split('\n').at(-1) ?? '';
   if (!last.startsWith('- ')) existing += '\n';
-  await writeFile(file, `${existing}${redact(line)}\n`);
+  // Replaced through a temp file and a rename, so a link swapped in after the check is replaced, never followed.
+  await writeConfined(root, JOURNAL_FILE, `${existing}${redact(line)}\n`);
 }
 
 interface PageSummary {
@@ -137,5 +139,5 @@ export async function writeIndex(root: string, run: string): Promise<void> {
     }
     lines.push('');
   }
-  await writeFile(await confinedPath(root, 'index.md'), `${lines.join('\n').trimEnd()}\n`);
+  await writeConfined(root, 'index.md', `${lines.join('\n').trimEnd()}\n`);
 }

@@ -2,12 +2,13 @@
  * Tombstones (DESIGN §5): `.vaultkeeper/tombstones.jsonl`, one JSON object a line. A tombstoned fact
  * never comes back — not from its log, not from a page that cites or repeats it, not after a rebuild.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { WriteLock } from '../core/lock.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import { confinedPath } from '../vault/confine.js';
+import { appendConfined } from '../vault/confined-write.js';
 
 export const TOMBSTONES_FILE = '.vaultkeeper/tombstones.jsonl';
 
@@ -77,5 +78,6 @@ export async function appendTombstones(lock: WriteLock, entries: readonly Tombst
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  await appendFile(file, prefix + entries.map((e) => JSON.stringify(e)).join('\n') + '\n', 'utf8');
+  // O_NOFOLLOW: a link swapped in after the check above is refused, not appended through.
+  await appendConfined(lock.root, TOMBSTONES_FILE, prefix + entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
 }

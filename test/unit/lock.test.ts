@@ -48,6 +48,24 @@ describe('the write lock', () => {
     await release();
   });
 
+  it('never takes a new lock for a dead holder\'s record that names its reused inode', async () => {
+    // A file system hands a released lock's inode to the next lock made: a waiter that read the finished
+    // holder's record must not remove the next holder's lock. The birth time tells the two apart.
+    const root = await tempDir();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
+    const pid = child.pid!;
+    const started = processStartTime(pid) ?? 'unknown';
+    await new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGKILL');
+    });
+    const release = await acquireLock(root, 'write');
+    const ino = (await stat(path.join(root, LOCKS, 'write.lock'))).ino;
+    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: ino, born: '1' }));
+    await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    await release();
+  });
+
   it('waits out a lock with no owner record until its mtime is 15 s old, then takes it', async () => {
     const root = await tempDir();
     const dir = path.join(root, LOCKS, 'write.lock');
