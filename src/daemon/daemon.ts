@@ -121,7 +121,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     warm = await startWarm(() => state.vault, {
       onIndexed: (changed) => {
         lastWrite = new Date();
-        logger.log('info', `indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`, { job: 'index' });
+        logger.log('info', `indexed ${indexedList(changed)}`, { job: 'index' });
       },
       onIndexError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
     });
@@ -311,4 +311,11 @@ async function writeStatus(root: string, pid: number, startedAt: string, schedul
     last_errors: errors,
   };
   await writeConfined(root, STATUS_FILE, `${JSON.stringify(redactDeep(status), null, 2)}\n`);
+}
+
+/** What a watcher pass indexed, for the log: the paths themselves (a person greps for a file), at most five. */
+function indexedList(changed: readonly string[]): string {
+  if (changed.length === 1) return changed[0]!;
+  const shown = changed.slice(0, 5).join(', ');
+  return `${changed.length} changes: ${shown}${changed.length > 5 ? ', …' : ''}`;
 }
