@@ -18,6 +18,18 @@ async function age(file: string, seconds: number): Promise<void> {
   await utimes(file, then, then);
 }
 
+/** A real process that has exited: its pid and start time name no living process. */
+async function deadProcess(): Promise<{ pid: number; started: string }> {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
+  const pid = child.pid!;
+  const started = processStartTime(pid) ?? 'unknown';
+  await new Promise((resolve) => {
+    child.on('exit', resolve);
+    child.kill('SIGKILL');
+  });
+  return { pid, started };
+}
+
 describe('the write lock', () => {
   const tempDir = useTempDir();
 
@@ -33,14 +45,7 @@ describe('the write lock', () => {
 
   it('takes over a dead holder at once', async () => {
     const root = await tempDir();
-    // A real process that has exited: its pid and start time name no living process.
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
-    const pid = child.pid!;
-    const started = processStartTime(pid) ?? 'unknown';
-    await new Promise((resolve) => {
-      child.on('exit', resolve);
-      child.kill('SIGKILL');
-    });
+    const { pid, started } = await deadProcess();
     const dir = path.join(root, LOCKS, 'write.lock');
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: (await stat(dir)).ino }));
@@ -52,13 +57,7 @@ describe('the write lock', () => {
     // A file system hands a released lock's inode to the next lock made: a waiter that read the finished
     // holder's record must not remove the next holder's lock. The birth time tells the two apart.
     const root = await tempDir();
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
-    const pid = child.pid!;
-    const started = processStartTime(pid) ?? 'unknown';
-    await new Promise((resolve) => {
-      child.on('exit', resolve);
-      child.kill('SIGKILL');
-    });
+    const { pid, started } = await deadProcess();
     const release = await acquireLock(root, 'write');
     const ino = (await stat(path.join(root, LOCKS, 'write.lock'))).ino;
     await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: ino, born: '1' }));
