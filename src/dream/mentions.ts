@@ -42,7 +42,8 @@ function mentionText(line: string, target: Page): string {
  * already repeats the same statement. Nothing when `source` states the fact nowhere (a flagged conflict).
  */
 export function addMention(target: Page, source: Page, fact: Fact): void {
-  const at = source.lines.findIndex((l, i) => isItem(l) && citedIds(l).includes(fact.id) && !NOT_STATED.has(source.sectionOf(i) ?? ''));
+  const code = source.codeLines();
+  const at = source.lines.findIndex((l, i) => !code.has(i) && isItem(l) && citedIds(l).includes(fact.id) && !NOT_STATED.has(source.sectionOf(i) ?? ''));
   if (at < 0) return;
   const text = mentionText(source.lines[at]!, target);
   const key = said(`- ${text}`);
