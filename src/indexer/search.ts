@@ -125,7 +125,7 @@ export async function search(
   const where = whereClause(options);
   const terms = [...new Set([...parsed.terms, ...parsed.phrases.flatMap((p) => p.split(' '))])];
   const [textHits, vectorHits] = await Promise.all([
-    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, where, depth),
+    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, { where: whereClause({ ...options, archived: true }), archived: options.archived ?? false }, depth),
     embedder === null
       ? Promise.resolve([] as Hit[])
       : embedder.embed([query]).then(async ([vector]) => {
