@@ -36,7 +36,11 @@ export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
   raw: number;
 };
-const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
+/**
+ * Without token positions: search asks LanceDB for words only (phrases are checked in search.ts), and a
+ * BM25 score does not use positions; the index builds faster and is smaller (docs/benchmarks.md).
+ */
+const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true, withPosition: false } as const;
 
 /** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
 export interface TextQuery {
@@ -114,7 +118,8 @@ export class IndexStore {
       const { Index } = await lance();
       await this.table.createIndex('key', { config: Index.btree() });
       await this.table.createIndex('path', { config: Index.btree() });
-      // Built over the first rows, never over an empty table; later rows are searched until the next optimize.
+      // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
+      // later rows are searched until the next optimize.
       await this.table.createIndex('content', { config: Index.fts(FTS_OPTIONS) });
       await this.table.createIndex('context', { config: Index.fts(FTS_OPTIONS) });
       return;
