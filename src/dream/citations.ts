@@ -1,24 +1,44 @@
 /**
  * Which facts the pages place (DESIGN §7, coverage across runs): the fact ids cited on wiki pages, not
  * counting generated pages (digests, the dashboard) nor lines that cite or repeat a forgotten fact (the
- * runner removes those itself). A plain scan of the lines, cheap enough for the gate on every tick.
+ * runner removes those itself), nor citations standing in fenced code (a person's example is not a placement).
+ * A plain scan of the lines, cheap enough for the gate on every tick.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listWikiPages } from '../pages/discover.js';
-import { citedInLine, withoutForgottenLines } from '../tombstones/lines.js';
+import { citedInLine, frontmatterEnd, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
+import { FenceTracker } from '../text/fence.js';
 import { isGeneratedPage } from '../vault/layout.js';
+import { StatMemo } from '../vault/stat-memo.js';
 import type { CheckFailure } from './checks.js';
 
 export async function pageCitations(root: string, tombstones: TombstoneSet): Promise<Set<string>> {
   const cited = new Set<string>();
   for (const rel of await listWikiPages(root)) {
     if (isGeneratedPage(rel)) continue;
-    const text = await readFile(path.join(root, rel), 'utf8').catch(() => '');
-    for (const line of withoutForgottenLines(text, tombstones).content.split('\n')) for (const id of citedInLine(line)) cited.add(id);
+    const { frontmatter, body } = await citingLines(path.join(root, rel));
+    for (const line of frontmatter) for (const id of citedInLine(line)) cited.add(id);
+    for (const line of body) if (!isForgottenLine(line, tombstones)) for (const id of citedInLine(line)) cited.add(id);
   }
   return cited;
+}
+
+/** Per page, the lines that cite a fact; read again only when the page changed (the gate runs every tick). */
+const citing = new StatMemo<{ frontmatter: string[]; body: string[] }>();
+
+function citingLines(file: string): Promise<{ frontmatter: string[]; body: string[] }> {
+  return citing.get(file, async () => {
+    const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n');
+    const bodyStart = frontmatterEnd(lines);
+    const fences = new FenceTracker();
+    const cites = (line: string): boolean => line.includes('#^');
+    return {
+      frontmatter: lines.slice(0, bodyStart).filter(cites),
+      body: lines.slice(bodyStart).filter((line) => !fences.inCode(line) && cites(line)),
+    };
+  });
 }
 
 /**

@@ -4,9 +4,11 @@
  * (more pending days than `max_days`) runs at once; otherwise a run needs `min_hours` since the last
  * attempt and at least `min_facts` pending facts. `--force` skips the gate, never the lock.
  */
+import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { listLogDates, readLog } from '../logs/factlog.js';
+import { listLogDates, logRelPath, readLog } from '../logs/factlog.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
+import { StatMemo } from '../vault/stat-memo.js';
 import { pageCitations } from './citations.js';
 import type { Journal } from './journal.js';
 import type { DreamState } from './state.js';
@@ -21,7 +23,7 @@ export async function pendingDates(root: string, journal: Journal, today: string
   let facts = 0;
   let cited: Set<string> | null = null;
   for (const date of (await listLogDates(root)).filter((d) => d < today && !journal.skipped.has(d))) {
-    let live = (await readLog(root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text));
+    let live = (await logFacts(root, date)).filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text));
     if (journal.watermark !== null && date <= journal.watermark) {
       // A consolidated date is pending only for the facts no page cites; pages are read once, when needed.
       cited ??= await pageCitations(root, tombstones);
@@ -33,6 +35,13 @@ export async function pendingDates(root: string, journal: Journal, today: string
     facts += live.length;
   }
   return { dates, facts };
+}
+
+/** A day's facts (id and text), read again only when its log changed: the daemon runs the gate every tick. */
+const facts = new StatMemo<Array<{ id: string; text: string }>>();
+
+function logFacts(root: string, date: string): Promise<Array<{ id: string; text: string }>> {
+  return facts.get(path.join(root, logRelPath(date)), async () => (await readLog(root, date)).facts.map(({ id, text }) => ({ id, text })));
 }
 
 export type GateDecision =

@@ -420,8 +420,10 @@ function linked(text: string, others: readonly Entity[], titles: (e: Entity) => 
  */
 function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: string | null): { page: Page; line: string | null } {
   const key = statementKey(fact.text);
-  const holding = (page: Page): number =>
-    page.lines.findIndex((l, i) => isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
+  const holding = (page: Page): number => {
+    const code = page.codeLines();
+    return page.lines.findIndex((l, i) => !code.has(i) && isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
+  };
   // The page the fact routes to first, then the others in a fixed order.
   const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));
   for (const page of candidates) {

@@ -2,6 +2,7 @@
  * A wiki page as the offline consolidator edits it: lines, sections found by heading, frontmatter
  * properties set in place. A page no rule changed is written back byte for byte (see `changed`).
  */
+import { FenceTracker } from '../text/fence.js';
 import { normalizeText } from '../text/normalize.js';
 
 /** The sections a generated page may hold, in the order they are added to a page that lacks some. */
@@ -69,19 +70,23 @@ export class Page {
     // One blank line between blocks: moving lines between sections must not leave gaps behind. Blank
     // lines in the frontmatter and in fenced code blocks are a person's content and stay as they are.
     const lines: string[] = [];
-    let fence: string | null = null;
+    const fences = new FenceTracker();
     let frontmatter = this.lines[0] === '---';
     this.lines.forEach((line, i) => {
       if (frontmatter && i > 0 && (line === '---' || line === '...')) frontmatter = false;
-      const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-      if (marker !== undefined && fence === null) fence = marker;
-      else if (marker !== undefined && fence !== null && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
-      if (line.trim() === '' && !frontmatter && fence === null && (lines.length === 0 || lines.at(-1)!.trim() === '')) return;
+      const code = fences.inCode(line);
+      if (line.trim() === '' && !frontmatter && !code && (lines.length === 0 || lines.at(-1)!.trim() === '')) return;
       lines.push(line);
     });
     // A page written with CRLF line endings keeps them.
     const eol = this.original.includes('\r\n') ? '\r\n' : '\n';
     return `${lines.join(eol).trimEnd()}${eol}`;
+  }
+
+  /** Indexes of the lines in fenced code blocks, fences included: a person's code, never a statement. */
+  codeLines(): Set<number> {
+    const fences = new FenceTracker();
+    return new Set(this.lines.flatMap((line, i) => (fences.inCode(line) ? [i] : [])));
   }
 
   /** The line holding frontmatter property `name`, or -1. */

@@ -32,7 +32,7 @@ export function withoutForgottenLines(content: string, tombstones: TombstoneSet)
 }
 
 /** The index of the first line after a leading `---` frontmatter block (0 without one). */
-function frontmatterEnd(lines: readonly string[]): number {
+export function frontmatterEnd(lines: readonly string[]): number {
   if (lines[0]?.trimEnd() !== '---') return 0;
   for (let i = 1; i < lines.length; i++) if (/^(---|\.\.\.)\s*$/.test(lines[i]!)) return i + 1;
   return 0;

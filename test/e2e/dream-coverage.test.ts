@@ -177,6 +177,27 @@ describe('facts dated at or below the watermark are pending for the next dream',
     expect((await runJson<StatusJson>(['--vault', root, 'status'])).pending_days).toBe(0);
   });
 
+  it('a citation standing only in fenced code places nothing: the fact is pending again and the next dream places it, the code kept as written', async () => {
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG1 });
+    expect((await dream(root, '--offline')).status).toBe('ok');
+    const page = (await citations(root)).get(VIOLA)!;
+    const before = await readFile(path.join(root, page), 'utf8');
+    const line = before.split('\n').find((l) => l.includes(`#^${VIOLA}`))!;
+    // A person turns the viola's line into an example inside a code block.
+    const fenced = ['```markdown', line, '```'].join('\n');
+    await writeTree(root, { [page]: before.replace(line, '').trimEnd() + `\n\n${fenced}\n` });
+    await git(root, ['add', '--all']);
+    await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', 'commit', '--quiet', '-m', 'example']);
+
+    expect(await runJson<StatusJson>(['--vault', root, 'status'])).toMatchObject({ watermark: D1, pending: [D1], facts_pending: 1 });
+    expect(await dream(root, '--offline')).toMatchObject({ status: 'ok', facts: 1, watermark: { before: D1, after: D1 } });
+    const after = await readFile(path.join(root, page), 'utf8');
+    expect(after).toContain(fenced);
+    const outside = after.replace(fenced, '');
+    expect(outside).toContain(`#^${VIOLA}`);
+    expect((await runJson<StatusJson>(['--vault', root, 'status'])).facts_pending).toBe(0);
+  });
+
   it('a fact appended to a batch date while its dream runs is placed by the next dream', async () => {
     const root = await makeVault({ [`logs/${D1}.md`]: LOG1, [`logs/${D2}.md`]: LOG2 });
     let appended: RememberJson | null = null;

@@ -3,7 +3,7 @@
  * — backlog at once, else after min_hours and with min_facts pending; --force skips the gate. Then the
  * same decisions through `vault.dream({ now })` on a real vault: a gated run changes nothing.
  */
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../src/core/config.js';
@@ -182,6 +182,37 @@ describe('pendingDates at or below the watermark', () => {
     // Forgetting the cello fact takes the whole line, and with it the only citation of Lisbon: pending again.
     const tombstones = parseTombstones(`${JSON.stringify({ id: 'f-bbbbbbbbb5', text: 'plays the cello', at: '2026-06-05T00:00:00Z' })}\n`);
     expect(await pendingDates(root, JOURNAL, '2026-06-09', tombstones)).toEqual({ dates: ['2026-06-01', '2026-06-03', '2026-06-04'], facts: 5 });
+  });
+});
+
+describe('pendingDates in a long-lived process (the daemon runs it every tick)', () => {
+  const JOURNAL = parseJournal('- 2026-06-05T03:00:00Z · run r-1 · consolidated 2026-06-01..2026-06-01 · watermark=2026-06-01\n');
+  const LOG = log('2026-06-01', ['- [fact] Lives in Lisbon ^f-ccccccccc1', '- [fact] Plays the cello ^f-ccccccccc2']);
+  const PAGE = '# Facts\n\n- Lives in Lisbon [[2026-06-01#^f-ccccccccc1]]\n- Plays the cello [[2026-06-01#^f-ccccccccc2]]\n';
+
+  it('sees every change to a log or a page, even a rewrite of the same size with its mtime put back', async () => {
+    const root = await tempDir();
+    await writeTree(root, { 'logs/2026-06-01.md': LOG, '2_Areas/Facts.md': PAGE });
+    const none = parseTombstones('');
+    const at = (): Promise<Pending> => pendingDates(root, JOURNAL, '2026-06-09', none);
+    expect(await at()).toEqual({ dates: [], facts: 0 });
+
+    // A fact appended to the consolidated day: pending.
+    await appendFile(path.join(root, 'logs/2026-06-01.md'), '- [fact] Written after its dream ^f-ccccccccc3\n');
+    expect(await at()).toEqual({ dates: ['2026-06-01'], facts: 1 });
+
+    // A person moves the cello line into fenced code (same bytes, plus fences): its citation no longer places it.
+    const page = path.join(root, '2_Areas/Facts.md');
+    await writeFile(page, '# Facts\n\n- Lives in Lisbon [[2026-06-01#^f-ccccccccc1]]\n\n```\n- Plays the cello [[2026-06-01#^f-ccccccccc2]]\n```\n');
+    expect(await at()).toEqual({ dates: ['2026-06-01'], facts: 2 });
+
+    // The page put back, then one citation changed in place: same size, mtime restored. ctime still moves.
+    await writeFile(page, PAGE);
+    expect(await at()).toEqual({ dates: ['2026-06-01'], facts: 1 });
+    const { mtime } = await stat(page);
+    await writeFile(page, PAGE.replace('ccccccccc2', 'ccccccccc9'));
+    await utimes(page, mtime, mtime);
+    expect(await at()).toEqual({ dates: ['2026-06-01'], facts: 2 });
   });
 });
 
