@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     rows.push({ name: 'generated corpus', facts: corpus.facts.length, ...dreamt, metrics: await measurePages(root, { names: corpus.expectedPages, factIds: await allFactIds(root) }) });
     await vault.close();
 
-    const conversations = (await readLocomo(values.data)).slice(0, Number(values.conversations));
+    const conversations = Number(values.conversations) === 0 ? [] : (await readLocomo(values.data)).slice(0, Number(values.conversations));
     for (const conv of conversations) {
       const croot = path.join(base, `conv-${conv.index}`);
       const loaded = await loadConversation(croot, conv);
@@ -108,6 +108,7 @@ async function main(): Promise<void> {
       `${m.pages} (${m.hubs})`,
       `${m.statements.min}/${m.statements.median}/${m.statements.max}`,
       `${m.underThree} (${Math.round(m.underThreeShare * 100)}%)`,
+      `${m.underThreeOwn}`,
       `${m.largestKb} KB`,
       String(m.linesMax),
       String(m.linksPerPage),
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   const locomo = rows.filter((r) => r.name.startsWith('conv-'));
   const total = locomo.length < 2 ? [] : [row({ name: `LoCoMo, all ${locomo.length}`, facts: sum(locomo.map((r) => r.facts)), runs: sum(locomo.map((r) => r.runs)), failed: sum(locomo.map((r) => r.failed)), metrics: combine(locomo.map((r) => r.metrics)) })];
   const table = markdownTable([
-    ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage'],
+    ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', '… without mentions', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage'],
     ...rows.map(row),
     ...total,
   ]);
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     `Measured ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, load ${machine.load1}. Reproduce: \`npm run bench:dream -- --data /work/shared/data/locomo/locomo10.json\` (path to locomo10.json).`,
     'Each corpus is dreamed offline (default dream settings) until nothing is pending; the generated corpus is remembered day by day over 150 days (seed 20260105).',
     'What is counted: a page is any wiki page but the runner\'s review pages (0_Inbox/conflicts.md, unsorted.md). A statement is a list item that cites a fact, outside `## Related` and `## Parts`',
-    '(a merged duplicate is one statement). A hub (a page with `## Parts`) holds its lead and links, its notes live in its parts: hubs are listed in brackets and left out of the statements',
+    '(a merged duplicate is one statement; a line under `## Mentions`, another page\'s statement about this page\'s entity repeated with its citation, counts: "… without mentions" is the pages under 3 without them). A hub (a page with `## Parts`) holds its lead and links, its notes live in its parts: hubs are listed in brackets and left out of the statements',
     'columns and of "pages < 3 statements"; every other page, entity pages with only a few statements included, is counted. Links: every `[[…]]` that is not a citation.',
     'Entity pages: the people, projects and places named in ≥ 3 facts (LoCoMo: the two speakers) that resolve to a page by title or alias. The LoCoMo total pools the pages of all conversations.',
     '',
@@ -158,6 +159,8 @@ function combine(all: readonly PageMetrics[]): PageMetrics {
     counts,
     underThree,
     underThreeShare: counts.length === 0 ? 0 : underThree / counts.length,
+    ownCounts: all.flatMap((m) => m.ownCounts).sort((a, b) => a - b),
+    underThreeOwn: sum(all.map((m) => m.underThreeOwn)),
     largestKb: largest.largestKb,
     largestPage: largest.largestPage,
     linesMax: Math.max(...all.map((m) => m.linesMax)),

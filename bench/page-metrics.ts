@@ -2,7 +2,9 @@
  * How readable a dream's pages are, measured on the files (issue 10): pages, statements per page,
  * pages under 3 statements, the largest page, entity pages for the people a corpus names, links and
  * whether they resolve, coverage. A statement is a list item that cites a fact, outside Related and
- * Parts; hubs (pages with `## Parts`) are counted apart, since their statements live in their parts.
+ * Parts (a mention, repeating another page's statement about this page's entity, counts for this page
+ * too; ownCounts leaves mentions out); hubs (pages with `## Parts`) are counted apart, since their
+ * statements live in their parts.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,6 +20,9 @@ export interface PageMetrics {
   counts: number[];
   underThree: number;
   underThreeShare: number;
+  /** Statements of each content page counted without its `## Mentions` (repeats of other pages' statements). */
+  ownCounts: number[];
+  underThreeOwn: number;
   largestKb: number;
   largestPage: string;
   linesMax: number;
@@ -42,6 +47,7 @@ export async function measurePages(root: string, expected: { names: readonly str
   const pages = parsed.map(({ rel, text }) => ({ rel, text, aliases: parsePage(rel, text).frontmatter.aliases }));
   const resolve = linkResolver(pages.map((p) => ({ path: p.rel, aliases: p.aliases })));
   const counts: number[] = [];
+  const ownCounts: number[] = [];
   const cited = new Set<string>();
   let hubs = 0;
   let links = 0;
@@ -51,11 +57,15 @@ export async function measurePages(root: string, expected: { names: readonly str
   for (const page of pages) {
     let section = '';
     let statements = 0;
+    let mentions = 0;
     for (const line of page.text.split('\n')) {
       const heading = /^## (.+)$/.exec(line.trim());
       if (heading) section = heading[1]!;
       for (const m of line.matchAll(CITE_RE)) cited.add(m[1]!);
-      if (/^\s*[-*+] /.test(line) && CITE_RE.test(line) && section !== 'Related' && section !== 'Parts') statements++;
+      if (/^\s*[-*+] /.test(line) && CITE_RE.test(line) && section !== 'Related' && section !== 'Parts') {
+        statements++;
+        if (section === 'Mentions') mentions++;
+      }
       CITE_RE.lastIndex = 0;
       for (const m of line.matchAll(WIKILINK_RE)) {
         const target = m[1]!.trim();
@@ -68,7 +78,10 @@ export async function measurePages(root: string, expected: { names: readonly str
     if (bytes > largest.bytes) largest = { rel: page.rel, bytes };
     linesMax = Math.max(linesMax, page.text.split('\n').length);
     if (/^## Parts\s*$/m.test(page.text)) hubs++;
-    else counts.push(statements);
+    else {
+      counts.push(statements);
+      ownCounts.push(statements - mentions);
+    }
   }
   const sorted = [...counts].sort((a, b) => a - b);
   const underThree = sorted.filter((n) => n < 3).length;
@@ -81,6 +94,8 @@ export async function measurePages(root: string, expected: { names: readonly str
     counts: sorted,
     underThree,
     underThreeShare: sorted.length === 0 ? 0 : underThree / sorted.length,
+    ownCounts: ownCounts.sort((a, b) => a - b),
+    underThreeOwn: ownCounts.filter((n) => n < 3).length,
     largestKb: Math.round((largest.bytes / 1024) * 10) / 10,
     largestPage: largest.rel,
     linesMax,

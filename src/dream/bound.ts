@@ -2,12 +2,13 @@
  * Bounded pages: a generated page past about 16 KB or 200 lines splits. Its cited statements move to
  * part pages by period (`Moments 2023-05.md`, then by day, then numbered when one day alone is too
  * long), and the page becomes a hub that keeps its lead (current values, commitments, conflicts,
- * history) and links its parts under `## Parts`; notes that later reach a hub go on to the part of
- * their period. Only pages with a `type` (the dream's own) split; lines a person wrote without
- * citations stay where they are.
+ * history) and links its parts under `## Parts`; notes and mentions that later reach a hub go on to the
+ * part of their period, and on a hub of numbered parts to its last part, or a new one when that is
+ * full. Only pages with a `type` (the dream's own) split; lines a person wrote without citations stay
+ * where they are.
  */
 import path from 'node:path';
-import { citedIds, isItem, Page } from './page.js';
+import { citedIds, isItem, Page, type Section } from './page.js';
 
 /** Split below the stated bound, so a part that grows by one batch still stays under it. */
 export const MAX_PAGE_BYTES = 16 * 1024;
@@ -24,8 +25,10 @@ type Level = 'month' | 'day' | 'chunk';
 
 const levelOf = (page: Page): Level => (/\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : 'month');
 const finer = (level: Level): Level => (level === 'month' ? 'day' : 'chunk');
-/** A hub by period: its notes belong in its parts, whatever its size. */
-const isHub = (page: Page): boolean => page.headingIndex('Parts') >= 0 && page.property('type') !== null && levelOf(page) !== 'chunk';
+/** A hub: its notes belong in its parts, whatever its size. */
+const isHub = (page: Page): boolean => page.headingIndex('Parts') >= 0 && page.property('type') !== null;
+/** The sections whose cited items move to parts: the rest is the hub's lead. */
+const MOVING: readonly Section[] = ['Notes', 'Mentions'];
 
 export function boundPages(pages: Map<string, Page>): void {
   for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
@@ -44,31 +47,70 @@ function periodOf(line: string, level: Level, ordinal: number): string {
 }
 
 function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: boolean): void {
-  const moving = hub.sectionLines('Notes').filter((i) => isItem(hub.lines[i]!) && citedIds(hub.lines[i]!).length > 0);
+  const moving = MOVING.flatMap((section) => hub.sectionLines(section).filter((i) => isItem(hub.lines[i]!) && citedIds(hub.lines[i]!).length > 0).map((i) => ({ i, section })));
   if (moving.length < (hasParts ? 1 : 2)) return;
-  const byPart = new Map<string, string[]>();
-  moving.forEach((i, n) => {
+  if (level === 'chunk' && hasParts) {
+    fillNumbered(pages, hub, moving);
+    return;
+  }
+  const byPart = new Map<string, Array<{ section: Section; line: string }>>();
+  moving.forEach(({ i, section }, n) => {
     const key = periodOf(hub.lines[i]!, level, n);
-    byPart.set(key, [...(byPart.get(key) ?? []), hub.lines[i]!]);
+    byPart.set(key, [...(byPart.get(key) ?? []), { section, line: hub.lines[i]! }]);
   });
   // One period holding everything cannot be split by period: go one level finer.
   if (byPart.size === 1 && level !== 'chunk' && !hasParts) {
     split(pages, hub, finer(level), false);
     return;
   }
-  for (const i of [...moving].reverse()) hub.lines.splice(i, 1);
-  hub.dropIfEmpty('Notes');
+  takeOut(hub, moving);
   const base = level === 'chunk' ? hub.title : hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, '');
   for (const [key, lines] of [...byPart.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const title = level === 'chunk' ? `${base} (${key})` : `${base} ${key}`;
     const rel = path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
-    for (const line of lines) part.append('Notes', line);
+    for (const { section, line } of lines) part.append(section, line);
     hub.link('Parts', title);
     if (isHub(part)) split(pages, part, finer(level), true);
     else if (tooLong(part)) split(pages, part, finer(level), false);
   }
 }
+
+function takeOut(hub: Page, moving: ReadonlyArray<{ i: number }>): void {
+  for (const i of moving.map((m) => m.i).sort((a, b) => b - a)) hub.lines.splice(i, 1);
+  for (const section of MOVING) hub.dropIfEmpty(section);
+}
+
+/**
+ * A hub of numbered parts (`Moments 2023-05-08 (2)`, `(3)` …: one period too long for one page): later
+ * lines go to its last part while that stays under the split bound, then to the next number.
+ */
+function fillNumbered(pages: Map<string, Page>, hub: Page, moving: ReadonlyArray<{ i: number; section: Section }>): void {
+  const lines = moving.map(({ i, section }) => ({ section, line: hub.lines[i]! }));
+  takeOut(hub, moving);
+  const numbered = new RegExp(`^- \\[\\[${escapeRe(hub.title)} \\((\\d+)\\)\\]\\]$`);
+  let n = Math.max(2, ...hub.sectionLines('Parts').map((i) => Number(numbered.exec(hub.lines[i]!.trim())?.[1] ?? 0)));
+  const partOf = (k: number): Page => {
+    const title = `${hub.title} (${k})`;
+    const rel = path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
+    hub.link('Parts', title);
+    return pages.get(rel) ?? newPart(pages, hub, rel, title);
+  };
+  let part = partOf(n);
+  for (const { section, line } of lines) {
+    part.append(section, line);
+    if (!tooLong(part)) continue;
+    // Full: the line starts the next part (unless it is the part's only line, which stays).
+    const at = part.lines.lastIndexOf(line);
+    if (part.sectionLines(section).filter((i) => citedIds(part.lines[i]!).length > 0).length <= 1) continue;
+    part.lines.splice(at, 1);
+    part.dropIfEmpty(section);
+    part = partOf(++n);
+    part.append(section, line);
+  }
+}
+
+const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function newPart(pages: Map<string, Page>, hub: Page, rel: string, title: string): Page {
   const dated = (name: string): string | null => hub.property(name);

@@ -28,6 +28,8 @@ const TYPE_RANK: Record<EntityType, number> = { person: 0, project: 1, organizat
 const NAME = String.raw`\p{Lu}[\p{L}\p{M}'’-]*`;
 const SPEAKER_RE = new RegExp(String.raw`^(${NAME}(?: ${NAME})?):\s(?!:)`, 'u');
 const POSSESSIVE_RE = new RegExp(String.raw`^\[?(${NAME}(?: ${NAME})?)['’]s\s`, 'u');
+/** The speaker of a transcript turn (`Caroline: …`), or null. */
+export const speakerOf = (text: string): string | null => SPEAKER_RE.exec(text)?.[1] ?? null;
 const PROJECT_RE = new RegExp(String.raw`\bProject (${NAME})`, 'gu');
 /** Words compromise sometimes takes for names that never make a page. */
 const NOT_NAMES = new Set(['i', 'me', 'you', 'we', 'they', 'he', 'she', 'it', 'the', 'a', 'an', 'day', 'today', 'tomorrow', 'yesterday', 'mom', 'dad']);

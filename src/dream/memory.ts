@@ -36,8 +36,8 @@ const KINDS: ReadonlyArray<readonly [Kind, string]> = [
 ];
 const RANK = new Map(KINDS.map(([kind], i) => [kind, i]));
 const DURABLE_CATEGORIES = new Set<Category>(['principle', 'preference', 'relationship', 'decision', 'skill']);
-/** Sections whose items are not current knowledge. */
-const NOT_CURRENT = new Set(['History', 'Conflicts', 'Related', 'Parts', 'Past commitments']);
+/** Sections whose items are not current knowledge (Mentions repeat statements ranked on their own pages). */
+const NOT_CURRENT = new Set(['History', 'Conflicts', 'Mentions', 'Related', 'Parts', 'Past commitments']);
 /**
  * Words of health facts an agent must never miss (allergies, diets, conditions, medication). No offline
  * library classifies these; a short vocabulary, on whole words, is precise enough.

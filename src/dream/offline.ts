@@ -3,8 +3,9 @@
  * - routes facts to pages: where their subject or statement already stands; else the page of the
  *   person, project, organization or place they are about (entities.ts); else the topic page of their
  *   tags (tags that occur together share one page); else their category's page;
- * - a fact about several entities is stated on its main entity's page, names the others as links, and
- *   each page lists the others under `## Related`;
+ * - a fact about several entities is stated on its main entity's page, names the others as links, is
+ *   repeated under each other's `## Mentions` with a link back (mentions.ts), and each page lists the
+ *   others under `## Related`;
  * - merges duplicates (same normalized text) into one line that cites every occurrence;
  * - keyed facts (`subject:: value`): the newest value stands under "## Current", older ones move to
  *   "## History" (without the `::`, so an inline-field query finds only the current value); two values
@@ -29,8 +30,9 @@ import { sectionNotesByMonth } from './sections.js';
 import { dueDate, dueOf, isCommitment } from './commitments.js';
 import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
-import { canonical, recognizeEntities, type Entity, type EntityType, type Mention } from './entities.js';
+import { canonical, recognizeEntities, speakerOf, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
+import { addMention, isMention, markSuperseded } from './mentions.js';
 import { CITATION_RE, citedIds, isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 
@@ -127,12 +129,16 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       const index = page.lines.findIndex((l) => l.startsWith(line) && citedIds(l).includes(fact.id));
       if (index >= 0) page.lines[index] = page.lines[index]!.replace(fact.text, linked(fact.text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
     }
-    for (const { target } of linkable) {
+    for (const { entity, target } of linkable) {
       target.link('Related', page.title);
       page.link('Related', target.title);
+      // In a conversation's turn another person's name mostly addresses them ("Thanks, Caroline!"): that
+      // says nothing about them, and would repeat half the conversation on their page.
+      if (entity.type !== 'person' || speakerOf(fact.text) === null) addMention(target, page, fact);
       mark(target, fact.date);
     }
   }
+  markSuperseded([...pages.values()], (p) => !p.rel.startsWith(ARCHIVE_DIR));
   const today = input.now.toISOString().slice(0, 10);
   // An archived page is left as it was archived.
   for (const page of pages.values()) if (!page.rel.startsWith(ARCHIVE_DIR) && pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');
@@ -247,9 +253,10 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     mentions.set(fact.id, [...seen.values()]);
     for (const key of seen.keys()) named.set(key, (named.get(key) ?? 0) + 1);
   }
-  // Statements already on pages count too: a name met twice a month earns its page over a few runs.
+  // Statements already on pages count too (a name met twice a month earns its page over a few runs);
+  // a mention repeats one of them.
   const placed = live()
-    .flatMap((p) => p.lines.filter((l) => isItem(l) && citedIds(l).length > 0))
+    .flatMap((p) => p.lines.filter((l) => isItem(l) && citedIds(l).length > 0 && !isMention(l)))
     .join('\n');
   const onPages = new Map<string, number>();
   const mentioned = (entity: Entity): number => {
@@ -422,7 +429,7 @@ function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: s
   const key = statementKey(fact.text);
   const holding = (page: Page): number => {
     const code = page.codeLines();
-    return page.lines.findIndex((l, i) => !code.has(i) && isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && page.sectionOf(i) !== 'Conflicts' && page.sectionOf(i) !== 'Related' && page.sectionOf(i) !== 'Parts');
+    return page.lines.findIndex((l, i) => !code.has(i) && isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && !['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? ''));
   };
   // The page the fact routes to first, then the others in a fixed order.
   const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));

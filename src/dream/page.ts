@@ -6,7 +6,7 @@ import { FenceTracker } from '../text/fence.js';
 import { normalizeText } from '../text/normalize.js';
 
 /** The sections a generated page may hold, in the order they are added to a page that lacks some. */
-export const SECTIONS = ['Current', 'Notes', 'Open commitments', 'Past commitments', 'History', 'Conflicts', 'Related', 'Parts'] as const;
+export const SECTIONS = ['Current', 'Notes', 'Open commitments', 'Past commitments', 'History', 'Conflicts', 'Mentions', 'Related', 'Parts'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const CITATION_RE = /\s*!?\[\[\d{4}-\d{2}-\d{2}#\^([A-Za-z0-9-]+)(?:\|[^\]]*)?\]\]/g;

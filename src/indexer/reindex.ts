@@ -135,7 +135,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
     const stats = await statAll(ctx.root, files);
-    // The page parser (remark) loads only when some file must be projected.
+    // The page parser (markdown-it) loads only when some file must be projected.
     let projector: typeof Projection | null = null;
     let touched = false;
 

@@ -1,6 +1,6 @@
 /**
  * Which kind of source a vault file is, apart from projection.ts: the indexer's freshness pass needs
- * only this, and must not load the page parser (remark) when nothing changed.
+ * only this, and must not load the page parser (markdown-it) when nothing changed.
  */
 import { isPending, type Journal } from '../dream/journal.js';
 

@@ -1,8 +1,10 @@
 /**
- * Which pages the markdown parser may read. micromark is linear on ordinary pages but not on some
- * shapes a person would never write and a broken or hostile file may hold; those pages are read as
- * plain lines instead (plain.ts). The limits, each kept to about a second of parsing at worst:
- * - the page's size: its characters, each line counted as 25 more (micromark spends about that much
+ * Which pages the markdown parser may read. The limits were set for micromark (the parser up to 0.1),
+ * which is linear on ordinary pages but not on some shapes a person would never write and a broken or
+ * hostile file may hold; those pages are read as plain lines instead (plain.ts). They are kept as they
+ * were with markdown-it, so a page is read the same way as before, and they also bound markdown-it's
+ * recursion on deep nesting. The limits, each kept to about a second of parsing at worst:
+ * - the page's size: its characters, each line counted as 25 more (micromark spent about that much
  *   again on every line, and memory and time grow with both);
  * - per run of non-blank lines (a paragraph never spans a blank line), the count of brackets,
  *   emphasis and quote marks times the run's length: runs like `[[[[…`, `*a_*a_…` or `>>>>…` are quadratic;

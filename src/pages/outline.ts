@@ -1,13 +1,16 @@
 /**
  * The structure of a page body that chunking needs: its top-level headings, where blocks start, and
- * where its wikilinks and tags are. Read from the markdown syntax tree (remark-parse with Obsidian
- * wikilinks). plain.ts reads the same outline from the raw lines when the parser cannot be trusted.
+ * where its wikilinks and tags are. Read from markdown-it's token stream (CommonMark, with Obsidian
+ * wikilinks from wikilink-rule.ts), which parses a page several times faster than the remark syntax
+ * tree the index used up to 0.1 and yields the same outline (test/unit/pages-outline-diff.test.ts runs
+ * both over every page it can find). plain.ts reads the outline from the raw lines when the parser
+ * cannot be trusted.
  */
-import remarkWikiLink from '@flowershow/remark-wiki-link';
-import remarkParse from 'remark-parse';
-import { unified } from 'unified';
+import MarkdownIt from 'markdown-it';
+import type { MarkdownIt as Parser, ParserInline, StateBlock, StateInline, Token } from 'markdown-it';
 import { inlineTags } from './tags.js';
 import { splitWikiLink, type WikiLinkParts } from './wikilink.js';
+import { WIKILINK_TOKEN, wikiLinkRule, type WikiLinkMeta } from './wikilink-rule.js';
 
 export interface OutlineHeading {
   /** The heading's first line (a setext heading also takes the underline after it). */
@@ -32,101 +35,301 @@ export interface Outline {
   tags: string[];
 }
 
-/** A node of the syntax tree, as far as the outline reads it (wikiLink and embed come from the plugin). */
-interface Node {
-  type: string;
-  value?: string;
-  depth?: number;
-  children?: Node[];
-  data?: { alias?: string };
-  position?: { start: Point; end: Point };
-}
-interface Point {
-  line: number;
-  column: number;
-  offset?: number;
+/** What one inline run (a paragraph's or heading's text) holds beyond its tokens: its stretches of plain text, and where inline HTML starts. */
+interface InlineFacts {
+  /** [start, end) offsets in the inline source, flat. */
+  texts: number[];
+  html: number[];
 }
 
-// Frozen, so it holds no state between calls.
-const processor = unified().use(remarkParse).use(remarkWikiLink, { aliasDivider: '|' }).freeze();
+/** Inline facts by the children array of their inline token (the env of one parse). */
+type Facts = Map<Token[], InlineFacts>;
 
-const BLOCK_TYPES = new Set([
-  'blockquote',
-  'code',
-  'definition',
-  'footnoteDefinition',
-  'heading',
-  'html',
-  'list',
-  'listItem',
-  'paragraph',
-  'table',
-  'thematicBreak',
-]);
-/** Inside these, `#word` is part of a link or code, not a tag. */
-const NO_TAG_TYPES = new Set(['link', 'linkReference', 'image', 'imageReference']);
+/** A successful inline rule: the source it consumed and the tokens it made (not the pending text it flushed). */
+interface Span {
+  start: number;
+  end: number;
+  tokens: Token[];
+}
+
+const parser = createParser();
 
 /**
  * Reads the outline of `text`, whose line N is line N of the file (lines before the body, like
  * frontmatter, are passed blank). May throw on input the parser cannot handle; parsePage falls back.
  */
 export function markdownOutline(text: string): Outline {
-  const root = processor.parse(text) as Node;
-  const lineStarts = lineOffsets(text);
+  const facts: Facts = new Map();
+  const tokens = parser.parse(text, { facts });
+  const lines = text.split('\n');
   const headings: OutlineHeading[] = [];
   const topLevel: number[] = [];
   const nested = new Set<number>();
   const links: LinkOccurrence[] = [];
   const tags: string[] = [];
 
-  for (const node of root.children ?? []) {
-    const line = node.position?.start.line;
-    if (line === undefined) continue;
-    topLevel.push(line);
-    if (node.type === 'heading') headings.push({ line, depth: node.depth ?? 1, text: plainText(node).trim() });
-  }
-
-  // Iterative, so a deeply nested page cannot overflow the stack.
-  const stack: Array<{ node: Node; tags: boolean }> = [{ node: root, tags: true }];
-  while (stack.length > 0) {
-    const { node, tags: tagsAllowed } = stack.pop()!;
-    const start = node.position?.start;
-    if (start !== undefined && BLOCK_TYPES.has(node.type)) nested.add(start.line);
-    if ((node.type === 'wikiLink' || node.type === 'embed') && start !== undefined && node.value !== undefined) {
-      const column = start.offset === undefined ? 0 : start.offset - (lineStarts[start.line - 1] ?? 0);
-      // The plugin's wikiLink position starts after the opening [[; the link starts at the brackets.
-      const at = node.type === 'wikiLink' ? Math.max(0, column - 2) : column;
-      links.push({ ...splitWikiLink(node.value, node.data?.alias), line: start.line, column: at, embed: node.type === 'embed' });
-    } else if (node.type === 'text' && tagsAllowed && node.position?.start.offset !== undefined && node.position.end.offset !== undefined) {
-      // The source, not the value: an escaped \#word is not a tag.
-      for (const tag of inlineTags(text.slice(node.position.start.offset, node.position.end.offset))) tags.push(tag);
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index]!;
+    if (token.nesting === -1 || token.map === null) continue;
+    const line = token.map[0] + 1;
+    if (token.type === 'inline') {
+      readInline(token, lines, facts.get(token.children ?? []), nested, links, tags);
+      continue;
     }
-    const children = node.children ?? [];
-    const childTags = tagsAllowed && !NO_TAG_TYPES.has(node.type);
-    for (let index = children.length - 1; index >= 0; index--) stack.push({ node: children[index]!, tags: childTags });
+    nested.add(line);
+    if (token.level !== 0) continue;
+    topLevel.push(line);
+    if (token.type === 'heading_open') {
+      headings.push({ line, depth: Number(token.tag.slice(1)), text: headingText(tokens[index + 1]?.children ?? []).trim() });
+    }
   }
 
   links.sort((a, b) => a.line - b.line || a.column - b.column);
   return { headings, blockStarts: [topLevel, [...nested].sort((a, b) => a - b)], links, tags };
 }
 
-/** The text a heading shows: text and code as written, a wikilink by its alias or target. */
-function plainText(node: Node): string {
+function readInline(token: Token, lines: readonly string[], facts: InlineFacts | undefined, nested: Set<number>, links: LinkOccurrence[], tags: string[]): void {
+  const src = token.content;
+  const first = token.map![0] + 1;
+  if (facts !== undefined) {
+    for (let i = 0; i < facts.texts.length; i += 2) {
+      for (const tag of inlineTags(textSource(src, facts.texts[i]!, facts.texts[i + 1]!, first, lines))) tags.push(tag);
+    }
+    for (const offset of facts.html) nested.add(first + lineIndex(src, offset));
+  }
+  for (const child of token.children ?? []) {
+    if (child.type !== WIKILINK_TOKEN) continue;
+    const meta = child.meta as unknown as WikiLinkMeta;
+    const line = first + lineIndex(src, meta.start);
+    // The remark plugin placed a link after its opening brackets, and the outline took two back from there.
+    const at = meta.embed ? meta.start : Math.max(0, meta.valueStart - 2);
+    links.push({ ...splitWikiLink(meta.value, meta.alias), line, column: rawColumn(src, at, lines[line - 1] ?? ''), embed: meta.embed });
+  }
+}
+
+/**
+ * A stretch of plain text as remark read it, from the file: a line after the first keeps its container
+ * prefix, so `>#word` on a quote's second line is not a tag. Only lines that start with `#` can differ.
+ */
+function textSource(src: string, start: number, end: number, first: number, lines: readonly string[]): string {
+  const text = src.slice(start, end);
+  if (!/\n[ \t]*#/u.test(text)) return text;
+  const parts = text.split('\n');
+  let line = first + lineIndex(src, start);
+  let at = start + parts[0]!.length + 1;
+  for (let i = 1; i < parts.length; i++) {
+    line++;
+    const part = parts[i]!;
+    if (part.trimStart().startsWith('#')) {
+      const lineEnd = src.indexOf('\n', at);
+      const sourceLine = src.slice(at, lineEnd < 0 ? src.length : lineEnd).trim();
+      const raw = lines[line - 1] ?? '';
+      const found = raw.lastIndexOf(sourceLine);
+      if (found >= 0) parts[i] = raw.slice(0, found) + part.trimStart();
+    }
+    at += part.length + 1;
+  }
+  return parts.join('\n');
+}
+
+/** Which line of an inline source `offset` is on (0-based). */
+function lineIndex(src: string, offset: number): number {
+  let count = 0;
+  for (let at = src.indexOf('\n'); at >= 0 && at < offset; at = src.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/**
+ * Where `offset` of an inline source falls in its raw file line. The parser's source line is the raw
+ * line without its container prefix (indentation, `>`, list marker, `#`s) and, for a heading, without a
+ * closing sequence; its trimmed text is found as the last occurrence in the raw line.
+ */
+function rawColumn(src: string, offset: number, raw: string): number {
+  const lineStart = src.lastIndexOf('\n', offset - 1) + 1;
+  const lineEnd = src.indexOf('\n', offset);
+  const sourceLine = src.slice(lineStart, lineEnd < 0 ? src.length : lineEnd);
+  const lead = sourceLine.length - sourceLine.trimStart().length;
+  const at = raw.lastIndexOf(sourceLine.trim());
+  return at < 0 ? offset - lineStart : at + (offset - lineStart - lead);
+}
+
+/** The text a heading shows: text and code as written, a wikilink by its alias or target; not images or HTML. */
+function headingText(children: readonly Token[]): string {
   let out = '';
-  const stack: Node[] = [node];
-  while (stack.length > 0) {
-    const current = stack.pop()!;
-    if (current.type === 'text' || current.type === 'inlineCode') out += current.value ?? '';
-    else if (current.type === 'wikiLink' || current.type === 'embed') out += current.data?.alias ?? current.value ?? '';
-    else if (current.type === 'break') out += ' ';
-    const children = current.children ?? [];
-    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]!);
+  for (const child of children) {
+    if (child.type === 'text' || child.type === 'code_inline') out += child.content;
+    else if (child.type === 'softbreak') out += '\n';
+    else if (child.type === 'hardbreak') out += ' ';
+    else if (child.type === WIKILINK_TOKEN) {
+      const meta = child.meta as unknown as WikiLinkMeta;
+      out += meta.alias ?? meta.value;
+    }
   }
   return out.replace(/\s+/gu, ' ');
 }
 
-function lineOffsets(text: string): number[] {
-  const starts = [0];
-  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
-  return starts;
+function createParser(): Parser {
+  // CommonMark as micromark reads it: no nesting cap (budget.ts keeps pages that nest too deeply away),
+  // every link destination accepted (nothing here is rendered), reference definitions kept as blocks.
+  const md = new MarkdownIt('commonmark', { maxNesting: Number.MAX_SAFE_INTEGER });
+  md.validateLink = () => true;
+  md.core.ruler.disable('strip_references');
+  md.inline.ruler.before('link', 'wikilink', wikiLinkRule);
+  md.helpers = { ...md.helpers, parseLinkLabel };
+  lazyContinuation(md);
+
+  // Spans of the rules that matched, recorded by a tokenizer that is markdown-it's own plus the record.
+  const spans = new WeakMap<StateInline, Span[]>();
+  const flushed = new WeakSet<Token>();
+  class RecordingState extends md.inline.State {
+    override pushPending(): Token {
+      const token = super.pushPending();
+      flushed.add(token);
+      return token;
+    }
+  }
+  md.inline.State = RecordingState;
+  md.inline.tokenize = function tokenize(this: ParserInline, state: StateInline): void {
+    const rules = this.ruler.getRules('');
+    const end = state.posMax;
+    let list = spans.get(state);
+    if (list === undefined) spans.set(state, (list = []));
+    while (state.pos < end) {
+      const start = state.pos;
+      const before = state.tokens.length;
+      let ok = false;
+      for (const rule of rules) {
+        ok = rule(state, false);
+        if (ok) break;
+      }
+      if (ok) {
+        if (start >= state.pos) throw new Error("inline rule didn't increment state.pos");
+        list.push({ start, end: state.pos, tokens: state.tokens.slice(before).filter((token) => !flushed.has(token)) });
+        if (state.pos >= end) break;
+        continue;
+      }
+      state.pending += state.src[state.pos++];
+    }
+    if (state.pending) state.pushPending();
+  };
+  // After emphasis is resolved (a delimiter is then markup or text) and before text fragments are joined.
+  md.inline.ruler2.before('fragments_join', 'outline_facts', (state) => {
+    const facts = (state.env as { facts?: Facts }).facts;
+    if (facts !== undefined) facts.set(state.tokens, inlineFacts(state, spans.get(state) ?? []));
+  });
+  return md;
+}
+
+/**
+ * The stretches of plain text of an inline run, where the remark outline read tags: its text nodes, whose
+ * source shows an escaped \#word as not a tag, and which start right after code, emphasis or a link; never
+ * inside a link or an image. And where inline HTML starts (remark made it a node with a block's type).
+ */
+function inlineFacts(state: StateInline, spans: readonly Span[]): InlineFacts {
+  const src = state.src;
+  const markup = new Uint8Array(src.length);
+  const html: number[] = [];
+  for (const span of spans) {
+    if (span.tokens.length === 0) continue;
+    for (const token of span.tokens) if (token.type === 'html_inline') html.push(span.start);
+    // An emphasis run makes one token per marker character, each either markup or left as text.
+    if (span.tokens.length === span.end - span.start && span.tokens.every(isDelimiter)) {
+      span.tokens.forEach((token, i) => {
+        if (!isText(token)) markup[span.start + i] = 1;
+      });
+    } else if (!span.tokens.every(isText)) {
+      markup.fill(1, span.start, span.end);
+      if (span.tokens[0]?.type === 'link_open' && span.tokens[0].markup === 'autolink') {
+        // An autolink shows its address as written (markdown-it would show it decoded).
+        const text = span.tokens.find((token) => token.type === 'text');
+        if (text !== undefined) text.content = src.slice(span.start + 1, span.end - 1);
+      }
+    }
+  }
+  const texts: number[] = [];
+  let runStart = 0;
+  for (let at = 0; at <= src.length; at++) {
+    if (at < src.length && markup[at] === 0) continue;
+    if (at > runStart) texts.push(runStart, at);
+    runStart = at + 1;
+  }
+  return { texts, html };
+}
+
+/**
+ * A line indented four or more columns past the innermost container it still belongs to cannot start a
+ * block there (it would be indented code, which cannot interrupt a paragraph), so it continues the open
+ * paragraph lazily, as CommonMark and micromark have it. markdown-it measures from the innermost list
+ * item instead and lets such a line (`    1. item` under a deeper list) end the paragraph.
+ */
+function lazyContinuation(md: Parser): void {
+  const indents = new WeakMap<StateBlock, number[]>();
+  const tokenize = md.block.tokenize.bind(md.block);
+  md.block.tokenize = (state, startLine, endLine) => {
+    let stack = indents.get(state);
+    if (stack === undefined) indents.set(state, (stack = []));
+    stack.push(state.blkIndent);
+    try {
+      tokenize(state, startLine, endLine);
+    } finally {
+      stack.pop();
+    }
+  };
+  const lazy = (state: StateBlock, line: number): boolean => {
+    const column = state.sCount[line]!;
+    if (column >= state.blkIndent) return false;
+    let container = 0;
+    for (const indent of indents.get(state) ?? []) {
+      if (indent > column) break;
+      container = indent;
+    }
+    return column - container >= 4;
+  };
+  for (const rule of md.block.ruler.__rules__) {
+    if (!rule.alt.includes('paragraph')) continue;
+    const original = rule.fn;
+    md.block.ruler.at(rule.name, (state, startLine, endLine, silent) => !(silent && state.parentType === 'paragraph' && lazy(state, startLine)) && original(state, startLine, endLine, silent), { alt: rule.alt });
+  }
+}
+
+/**
+ * markdown-it's own, except that a wikilink in a link's label is one unit, as in micromark, not a nested
+ * link that voids the outer one.
+ */
+function parseLinkLabel(state: StateInline, start: number, disableNested?: boolean): number {
+  const max = state.posMax;
+  const oldPos = state.pos;
+  let level = 1;
+  let found = false;
+  state.pos = start + 1;
+  while (state.pos < max) {
+    const marker = state.src.charCodeAt(state.pos);
+    if (marker === 0x5d && --level === 0) {
+      found = true;
+      break;
+    }
+    const prevPos = state.pos;
+    if (marker === 0x5b && wikiLinkRule(state, true)) continue;
+    state.md.inline.skipToken(state);
+    if (marker !== 0x5b) continue;
+    if (prevPos === state.pos - 1) level++;
+    else if (disableNested) {
+      state.pos = oldPos;
+      return -1;
+    }
+  }
+  const labelEnd = found ? state.pos : -1;
+  state.pos = oldPos;
+  return labelEnd;
+}
+
+const EMPHASIS_TYPES = new Set(['text', 'em_open', 'em_close', 'strong_open', 'strong_close']);
+
+function isDelimiter(token: Token): boolean {
+  return EMPHASIS_TYPES.has(token.type);
+}
+
+/** A token that stands for plain text in the source: text (a delimiter left unused), an escape or entity, a soft line break. */
+function isText(token: Token): boolean {
+  return (token.type === 'text' && token.content !== '') || token.type === 'text_special' || token.type === 'softbreak';
 }

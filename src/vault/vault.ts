@@ -67,7 +67,7 @@ export class Vault {
   }
 
   async doctor(): Promise<DoctorReport> {
-    // Lazy: doctor reads pages with remark, which `remember` must never load.
+    // Lazy: doctor reads pages with the markdown parser, which `remember` must never load.
     const { runDoctor } = await import('../doctor/doctor.js');
     return runDoctor(this.ctx.root, this.ctx.env);
   }

@@ -36,6 +36,8 @@ async function vaultWith(facts: readonly Input[]): Promise<Vault> {
 }
 
 const read = (vault: Vault, rel: string): Promise<string> => readFile(path.join(vault.root, rel), 'utf8');
+/** A page without its `## Mentions` section (repeats of statements that stand on other pages). */
+const withoutMentions = (text: string): string => text.replace(/## Mentions\n[\s\S]*?(?=\n## |$)/, '');
 
 const PEOPLE: Input[] = [
   { text: 'Alice Chen is the tech lead on Project Atlas', date: '2026-06-01', tags: ['work'] },
@@ -68,12 +70,14 @@ describe('entity pages', { timeout: 240_000 }, () => {
 
   it('states a fact about two people on one page and links the other', async () => {
     const pages = await Promise.all(['3_Personal/Alice Chen.md', '3_Personal/Bob Smith.md'].map((rel) => read(vault, rel)));
-    const holding = pages.filter((p) => /Lunch with .*Bob Smith.* and .*Alice Chen/.test(p));
+    const holding = pages.filter((p) => /Lunch with .*Bob Smith.* and .*Alice Chen/.test(withoutMentions(p)));
     expect(holding).toHaveLength(1);
     expect(holding[0]).toContain('Lunch with Bob Smith and [[Alice Chen]]');
     const bob = pages[1]!;
     expect(bob).toMatch(/## Related\n\n- \[\[Alice Chen\]\]/);
     expect(pages[0]).toMatch(/## Related\n\n(- \[\[[^\]]+\]\]\n)*- \[\[Bob Smith\]\]/);
+    // Alice's page repeats it under Mentions, with its citation and a link to the page that states it.
+    expect(pages[0]).toMatch(/## Mentions\n\n- Lunch with Bob Smith and Alice Chen \(see \[\[Bob Smith\]\]\) \[\[2026-06-03#\^f-[0-9a-z]{10}\]\]\n/);
   });
 
   it('resolves due dates against the fact date and moves passed commitments to Past', async () => {
@@ -90,6 +94,93 @@ describe('entity pages', { timeout: 240_000 }, () => {
     expect(after).not.toContain('## Open commitments');
     expect(after).toMatch(/## Past commitments\n\n- Promised to send Alice the schema draft/);
     expect(after).toMatch(/^updated: 2026-06-21$/m);
+  });
+});
+
+describe('mentions: a page tells what other pages state about its entity', { timeout: 240_000 }, () => {
+  const FACTS: Input[] = [
+    { text: "Alice Chen's home city:: Berlin", date: '2026-06-01' },
+    { text: 'Lunch with Bob Smith in Berlin', date: '2026-06-02', category: 'moment' },
+    { text: 'Flew to Berlin for the conference', date: '2026-06-03' },
+    { text: 'Bob Smith likes jazz', date: '2026-06-04', category: 'preference' },
+    { text: 'Bob Smith has a dog', date: '2026-06-05' },
+    { text: 'Alice Chen plays chess', date: '2026-06-06' },
+    { text: 'Lunch with Bob Smith in Berlin', date: '2026-06-08', category: 'moment' },
+    { text: "Alice Chen's home city:: Lisbon", date: '2026-06-20' },
+  ];
+  let vault: Vault;
+  beforeAll(async () => {
+    vault = await vaultWith(FACTS);
+    const result = await vault.dream({ force: true, offline: true, now: new Date('2026-06-25T06:00:00Z') });
+    expect(result.status, result.reason).toBe('ok');
+  }, 60_000);
+
+  it("repeats on the place's page each statement naming it, citing its facts and linking the page that states it", async () => {
+    const berlin = await read(vault, '2_Areas/Berlin.md');
+    const bob = await read(vault, '3_Personal/Bob Smith.md');
+    const lunch = /- Lunch with Bob Smith in \[\[Berlin\]\] (\[\[2026-06-02#\^f-[0-9a-z]{10}\]\]) (\[\[2026-06-08#\^f-[0-9a-z]{10}\]\])\n/.exec(bob);
+    expect(lunch).not.toBeNull(); // stated once, on Bob's page, both occurrences cited
+    const mentions = /## Mentions\n\n([\s\S]*?)\n\n## /.exec(berlin)?.[1]?.split('\n') ?? [];
+    // The superseded home city reads as history (one colon, until the date it changed), never as a current value.
+    expect(mentions).toEqual([
+      expect.stringMatching(/^- Alice Chen's home city: Berlin \(see \[\[Alice Chen\]\]\) \[\[2026-06-01#\^f-[0-9a-z]{10}\]\] \(until 2026-06-20\)$/),
+      `- Lunch with Bob Smith in Berlin (see [[Bob Smith]]) ${lunch![1]} ${lunch![2]}`,
+    ]);
+    expect(berlin).not.toContain('::');
+    expect(berlin).toMatch(/## Notes\n\n- Flew to Berlin for the conference /);
+    // Every fact stands once outside Mentions: a mention is a repeat, not a second statement.
+    const all = await Promise.all((await listWikiPages(vault.root)).filter((r) => !r.startsWith('0_Inbox/')).map((r) => read(vault, r)));
+    const outside = all.map(withoutMentions).join('\n');
+    const ids = [...all.join('\n').matchAll(/\[\[2026-\d\d-\d\d#\^(f-[0-9a-z]{10})\]\]/g)].map((m) => m[1]!);
+    for (const id of new Set(ids)) expect(outside.split(`#^${id}]]`).length - 1, id).toBe(1);
+    expect(await read(vault, 'MEMORY.md')).not.toContain('(see [[');
+  });
+
+  it('adds a later repeat to the mention instead of a new line, and forgetting the fact removes the mention', async () => {
+    await vault.remember([{ text: 'Lunch with Bob Smith in Berlin', category: 'moment' as never, tags: [] }], { source: 'test', now: new Date('2026-06-26T10:00:00Z') });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-06-28T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const berlin = await read(vault, '2_Areas/Berlin.md');
+    expect(berlin.match(/^- Lunch with Bob Smith in Berlin .*$/gm)).toEqual([expect.stringMatching(/\[\[2026-06-02#.*\[\[2026-06-08#.*\[\[2026-06-26#/)]);
+
+    const forgotten = await vault.forget({ match: 'Lunch with Bob Smith in Berlin' });
+    expect(forgotten.tombstoned.length).toBeGreaterThanOrEqual(1);
+    // A later batch to dream (a run with nothing pending is a noop and rewrites nothing).
+    await vault.remember([{ text: 'Bob Smith has a cat', category: 'fact' as never, tags: [] }], { source: 'test', now: new Date('2026-06-28T10:00:00Z') });
+    const after = await vault.dream({ force: true, offline: true, now: new Date('2026-06-30T06:00:00Z') });
+    expect(after.status, after.reason).toBe('ok');
+    expect(await read(vault, '3_Personal/Bob Smith.md')).not.toContain('Lunch with Bob');
+    const berlinAfter = await read(vault, '2_Areas/Berlin.md');
+    expect(berlinAfter).not.toContain('Lunch with Bob');
+    expect(berlinAfter).toContain("Alice Chen's home city: Berlin (see [[Alice Chen]])");
+  });
+});
+
+describe('mentions in a conversation', { timeout: 240_000 }, () => {
+  it("a turn that names the other speaker links her page but repeats nothing there; a place it names is mentioned", async () => {
+    const vault = await vaultWith([
+      { text: 'Caroline: I painted a lake at sunrise', date: '2026-03-01', category: 'moment' },
+      { text: 'Caroline: I went hiking with my dog', date: '2026-03-01', category: 'moment' },
+      { text: 'Caroline: My sister moved to Lisbon', date: '2026-03-02', category: 'moment' },
+      { text: 'Melanie: I ran a marathon', date: '2026-03-01', category: 'moment' },
+      { text: 'Melanie: My kids love the beach', date: '2026-03-02', category: 'moment' },
+      { text: 'Melanie: I took a pottery class', date: '2026-03-02', category: 'moment' },
+      { text: 'Lisbon has the best tiles', date: '2026-03-02' },
+      { text: 'Flew to Lisbon for a week', date: '2026-03-02' },
+    ]);
+    const first = await vault.dream({ force: true, offline: true, now: new Date('2026-03-04T06:00:00Z') });
+    expect(first.status, first.reason).toBe('ok');
+    await vault.remember([{ text: 'Melanie: Thanks, Caroline! That lake painting is lovely, it reminds me of Lisbon', category: 'moment' as never, tags: [] }], { source: 'test', now: new Date('2026-03-05T10:00:00Z') });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-03-07T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const melanie = await read(vault, '3_Personal/Melanie.md');
+    expect(melanie).toMatch(/- Melanie: Thanks, \[\[Caroline\]\]! .*\[\[2026-03-05#\^f-/);
+    const caroline = await read(vault, '3_Personal/Caroline.md');
+    expect(caroline).toMatch(/## Related\n\n(- \[\[[^\]]+\]\]\n)*- \[\[Melanie\]\]/);
+    expect(caroline).not.toContain('## Mentions');
+    expect(caroline).not.toContain('Thanks, Caroline');
+    const lisbon = await read(vault, '2_Areas/Lisbon.md');
+    expect(lisbon).toMatch(/## Mentions\n\n(- .+\n)*- Melanie: Thanks, \[\[Caroline\]\]! That lake painting is lovely, it reminds me of Lisbon \(see \[\[Melanie\]\]\) \[\[2026-03-05#\^f-[0-9a-z]{10}\]\]\n/);
   });
 });
 

@@ -1,0 +1,72 @@
+/** Bounded pages (src/dream/bound.ts): a hub of numbered parts sends later lines on to its parts. */
+import { describe, expect, it } from 'vitest';
+import { boundPages, MAX_PAGE_BYTES } from '../../src/dream/bound.js';
+import { Page } from '../../src/dream/page.js';
+
+const DAY = '2026-01-05';
+const note = (n: number): string => `- Caroline: turn ${n}, about the long walk by the river and the garden that needs weeding [[${DAY}#^f-${String(n).padStart(10, '0')}]]`;
+const front = (title: string, extra: readonly string[] = []): string[] => ['---', `title: "${title}"`, 'type: person', 'tags: []', ...extra, '---', `# ${title}`, ''];
+
+/** A day hub whose notes were split into numbered parts (2) and (3), as a dream left it; `(3)` holds `inLast` notes. */
+function dayHub(inLast: number): Map<string, Page> {
+  const title = `Caroline ${DAY}`;
+  const pages = new Map<string, Page>();
+  const hub = new Page(`3_Personal/${title}.md`, [...front(title), '## Parts', '', `- [[${title} (2)]]`, `- [[${title} (3)]]`], false, '');
+  pages.set(hub.rel, hub);
+  const part = (k: number, notes: number[]): Page =>
+    new Page(`3_Personal/${title} (${k}).md`, [...front(`${title} (${k})`, [`part_of: "[[${title}]]"`]), `Part of [[${title}]].`, '', '## Notes', '', ...notes.map(note)], false, '');
+  for (const [k, notes] of [
+    [2, Array.from({ length: 60 }, (_, i) => i)],
+    [3, Array.from({ length: inLast }, (_, i) => 60 + i)],
+  ] as const) {
+    const p = part(k, notes);
+    pages.set(p.rel, p);
+  }
+  return pages;
+}
+
+describe('boundPages on a hub of numbered parts', () => {
+  it('moves a later note from the hub to its last part, not onto the hub', () => {
+    const pages = dayHub(5);
+    const hub = pages.get(`3_Personal/Caroline ${DAY}.md`)!;
+    hub.append('Notes', note(500));
+    boundPages(pages);
+    expect(hub.text()).not.toContain('turn 500');
+    expect(hub.text()).not.toContain('## Notes');
+    expect(pages.get(`3_Personal/Caroline ${DAY} (3).md`)!.text()).toContain('turn 500');
+    expect(pages.get(`3_Personal/Caroline ${DAY} (2).md`)!.changed()).toBe(false);
+    expect(pages.size).toBe(3);
+  });
+
+  it('starts the next numbered part when the last is full, links it from the hub, and keeps every part in bounds', () => {
+    const pages = dayHub(60);
+    const hub = pages.get(`3_Personal/Caroline ${DAY}.md`)!;
+    const later = Array.from({ length: 90 }, (_, i) => 1000 + i);
+    for (const n of later) hub.append('Notes', note(n));
+    boundPages(pages);
+    expect(hub.text()).not.toContain('## Notes');
+    expect(hub.text()).toMatch(/- \[\[Caroline 2026-01-05 \(3\)\]\]\n- \[\[Caroline 2026-01-05 \(4\)\]\]/);
+    const fourth = pages.get(`3_Personal/Caroline ${DAY} (4).md`);
+    expect(fourth?.text()).toContain('part_of: "[[Caroline 2026-01-05]]"');
+    const all = [...pages.values()].map((p) => p.text()).join('\n');
+    for (const n of later) expect(all.split(`turn ${n},`).length - 1, `turn ${n}`).toBe(1);
+    for (const page of pages.values()) {
+      expect(Buffer.byteLength(page.text()), page.rel).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+      expect(page.text().split('\n').length, page.rel).toBeLessThanOrEqual(200);
+    }
+    // The order of the notes holds across parts: the third part's last note precedes the fourth's first.
+    const third = pages.get(`3_Personal/Caroline ${DAY} (3).md`)!.text();
+    const lastOfThird = Number([...third.matchAll(/turn (\d+),/g)].at(-1)![1]);
+    const firstOfFourth = Number(/turn (\d+),/.exec(fourth!.text())![1]);
+    expect(firstOfFourth).toBe(lastOfThird + 1);
+  });
+
+  it('moves mentions on a hub to its parts too', () => {
+    const pages = dayHub(5);
+    const hub = pages.get(`3_Personal/Caroline ${DAY}.md`)!;
+    hub.append('Mentions', `- Lunch with Caroline in Berlin (see [[Melanie]]) [[${DAY}#^f-mmmmmmmmmm]]`);
+    boundPages(pages);
+    expect(hub.text()).not.toContain('## Mentions');
+    expect(pages.get(`3_Personal/Caroline ${DAY} (3).md`)!.text()).toMatch(/## Mentions\n\n- Lunch with Caroline in Berlin \(see \[\[Melanie\]\]\)/);
+  });
+});
