@@ -5,7 +5,7 @@ import { failpoint } from '../core/failpoint.js';
 import { readJournal } from '../dream/journal.js';
 import { withWriteLock } from '../core/lock.js';
 import { finishInterrupted } from '../git/intent.js';
-import { commitIdentity, commitPaths } from '../git/audit.js';
+import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
 import type { VaultContext } from '../vault/context.js';
 
@@ -56,8 +56,6 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
   });
 
   return withWriteLock(ctx.root, async (lock) => {
-    // git's identity is read while the leftover check runs: two git processes at once, not one after the other.
-    const identity = commitIdentity(ctx.root, ctx.config);
     await finishInterrupted(lock, ctx.config);
     const facts: AppendedFact[] = [];
     const dates: string[] = [];
@@ -85,7 +83,7 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
         subject: `remember: ${facts.length} ${facts.length === 1 ? 'fact' : 'facts'} in ${where}`,
         body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".\n\n${shown.join('\n')}`,
         paths: dates.map(logRelPath),
-      }, await identity);
+      });
     } catch (error) {
       if (!(error instanceof VaultkeeperError) || failed !== null) throw error;
       warning = `stored in ${where} but not committed (${error.message}${error.hint ? `; ${error.hint}` : ''}); do not repeat the fact: the next write to that log, or the next dream, commits it`;

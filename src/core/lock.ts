@@ -6,6 +6,7 @@
 import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { z } from 'zod';
 import { VaultkeeperError } from './errors.js';
 import { processAlive, processStartTime } from './process.js';
 import { confinedPath } from '../vault/confine.js';
@@ -80,12 +81,7 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 }
 
 /** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
-interface Owner {
-  pid: number;
-  started: string;
-  dir: number;
-  born?: string | undefined;
-}
+const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number(), born: z.string().optional() });
 
 /**
  * A lock directory's identity: its inode and its birth time in ns. The inode alone is not enough: a file
@@ -108,17 +104,12 @@ function sameDir(a: DirIdentity, b: { dir: number; born?: string | undefined }):
 }
 
 /** An owner record, or undefined for a torn or foreign file (then the lock's mtime decides). */
-function parseOwner(text: string): Owner | undefined {
-  let value: unknown;
+function parseOwner(text: string): z.infer<typeof Owner> | undefined {
   try {
-    value = JSON.parse(text);
+    return Owner.safeParse(JSON.parse(text)).data;
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { pid, started, dir, born } = value as Record<string, unknown>;
-  if (!Number.isInteger(pid) || typeof started !== 'string' || typeof dir !== 'number' || (born !== undefined && typeof born !== 'string')) return undefined;
-  return { pid: pid as number, started, dir, ...(born === undefined ? {} : { born }) };
 }
 
 async function recordOwner(target: string, release: () => Promise<void>): Promise<() => Promise<void>> {

@@ -80,9 +80,8 @@ export function commitMessage(request: CommitRequest): string {
  * processes in the common case (add, commit): the commit prints its full sha, and whether anything was
  * staged is asked only when the commit refuses.
  */
-/** Commits the paths; `known` is the committer's identity when the caller has read it already. */
-export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest, known?: Identity): Promise<string | null> {
-  const identity = known ?? (await commitIdentity(lock.root, config));
+export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest): Promise<string | null> {
+  const identity = await commitIdentity(lock.root, config);
   const g = git(lock.root, identity);
   const paths = [...new Set(request.paths)];
   for (let attempt = 0; ; attempt++) {

@@ -90,7 +90,7 @@ describe('every program change is a commit', () => {
     expect(await readFile(path.join(root, 'Journal', 'today.md'), 'utf8')).toBe('untracked\n');
   });
 
-  it('a remember runs four git processes (leftovers and identity at once, then add, commit) and returns the commit it made', async () => {
+  it('a remember runs four git processes (leftovers, identity, add, commit) and returns the commit it made', async () => {
     const root = await initVault(await tempDir());
     await runJson(['remember', 'First fact of the day', '--date', '2026-06-09'], { cwd: root });
     const trace = path.join(await tempDir(), 'trace2.json');
@@ -102,9 +102,7 @@ describe('every program change is a commit', () => {
       .map((line) => JSON.parse(line) as { event: string; argv?: string[]; sid: string })
       .filter((event) => event.event === 'start' && !event.sid.includes('/'))
       .map((event) => event.argv!.filter((arg, i, all) => arg !== '-c' && all[i - 1] !== '-c')[1]);
-    // The leftover check (status) and the identity (config) run at once, in either order.
-    expect([...started.slice(0, 2)].sort()).toEqual(['--no-optional-locks', 'config']);
-    expect(started.slice(2)).toEqual(['add', 'commit']);
+    expect(started).toEqual(['--no-optional-locks', 'config', 'add', 'commit']);
     expect(result.commit).toBe((await git(root, ['rev-parse', 'HEAD'])).trim());
     const [latest] = await commits(root);
     expect(latest).toMatchObject({ op: 'remember', subject: 'remember: 1 fact in logs/2026-06-09.md', files: ['logs/2026-06-09.md'] });
