@@ -8,8 +8,11 @@ import path from 'node:path';
 import { writeConfined } from '../vault/confined-write.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
-/** 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section (an older index is rebuilt). */
-const VERSION = 3;
+/**
+ * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
+ * is one `shown` column (store.ts). An older index is rebuilt.
+ */
+const VERSION = 4;
 
 export interface FileEntry {
   size: number;

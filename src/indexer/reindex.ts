@@ -249,9 +249,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       options.onProgress?.({ phase: 'write', done: 0, total: toAdd.length });
       try {
         await store.deleteKeys(toDelete);
-        for (let i = 0; i < stored.rows.length; i += 5_000) {
-          await store.add(stored.rows.slice(i, i + 5_000));
-          options.onProgress?.({ phase: 'write', done: Math.min(i + 5_000, stored.rows.length), total: stored.rows.length });
+        // A new table takes every row in one add and builds its indices once over all of them; in batches,
+        // most rows would stay unindexed until a compaction read them all again.
+        const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
+        for (let i = 0; i < stored.rows.length; i += batch) {
+          await store.add(stored.rows.slice(i, i + batch));
+          options.onProgress?.({ phase: 'write', done: Math.min(i + batch, stored.rows.length), total: stored.rows.length });
         }
         next.writes = m.writes + 1;
         if (await maintenanceDue(store, next.writes)) {

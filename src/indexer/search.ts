@@ -14,6 +14,7 @@ import type { VaultContext } from '../vault/context.js';
 import { parseQuery, passesFilters } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
+import { inLineOrder, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
 import { RECALL_FILE } from '../recall/events.js';
 
 /**
@@ -59,9 +60,11 @@ export interface SearchOptions {
 export interface SearchResult {
   kind: RowKind;
   path: string;
-  /** The lines shown: a fact's line, or a page statement's first and last line. */
+  /** The lines shown: a fact's line, or the first line of a page result's first statement and the last of its last. */
   line: number;
   line_end: number;
+  /** Each statement shown, in line order (a fact: its line), so a caller can tell the lines of the text from the lines between them. */
+  statements: Array<{ line: number; line_end: number }>;
   /** The whole section a page result comes from (a fact: its line), to read the rest. */
   section: { line: number; line_end: number };
   id: string | null;
@@ -125,7 +128,7 @@ export async function search(
   const where = whereClause(options);
   const terms = [...new Set([...parsed.terms, ...parsed.phrases.flatMap((p) => p.split(' '))])];
   const [textHits, vectorHits] = await Promise.all([
-    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, where, depth),
+    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, { where: whereClause({ ...options, archived: true }), archived: options.archived ?? false }, depth),
     embedder === null
       ? Promise.resolve([] as Hit[])
       : embedder.embed([query]).then(async ([vector]) => {
@@ -141,7 +144,7 @@ export async function search(
     now: options.now ?? new Date(),
   });
   const current = await supersede(store, scored, where);
-  const results = bound(rank(current.map((entry) => toResult(entry.hit, entry.score))), k, options);
+  const results = bound(rank(toUnits(current)), k, options).map(toResult);
   if (options.recordRecall ?? true) {
     // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
     await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
@@ -160,11 +163,6 @@ export const DEFAULT_VECTOR_WEIGHT = 0.5;
 function vectorWeight(options: SearchOptions): number {
   const fromEnv = Number(process.env.VAULTKEEPER_VECTOR_WEIGHT);
   return options.vectorWeight ?? (Number.isFinite(fromEnv) && process.env.VAULTKEEPER_VECTOR_WEIGHT !== undefined ? fromEnv : DEFAULT_VECTOR_WEIGHT);
-}
-
-interface Scored {
-  hit: Hit;
-  score: number;
 }
 
 /**
@@ -214,50 +212,78 @@ async function supersede(store: IndexStore, scored: Scored[], where: string | nu
 }
 
 /** The documented order: score, then date (newest first), then path, then line. */
-function rank(results: SearchResult[]): SearchResult[] {
-  return results.sort(
+function rank(units: Unit[]): Unit[] {
+  const keyed = units.map((unit) => ({ unit, date: newest(unit.members), line: Math.min(...unit.members.map((m) => m.hit.line)) }));
+  keyed.sort(
     (a, b) =>
-      b.score - a.score ||
+      b.unit.score - a.unit.score ||
       (b.date ?? '').localeCompare(a.date ?? '') ||
-      a.path.localeCompare(b.path) ||
+      a.unit.members[0]!.hit.path.localeCompare(b.unit.members[0]!.hit.path) ||
       a.line - b.line,
   );
+  return keyed.map((entry) => entry.unit);
 }
 
-/** The first k results above the minimum score whose texts fit the character budget together (the first is cut to fit if need be). */
-function bound(results: readonly SearchResult[], k: number, options: SearchOptions): SearchResult[] {
-  const out: SearchResult[] = [];
+/**
+ * The first k units above the minimum score whose texts fit the character budget together: a unit that
+ * does not fit whole keeps its best statements that do, and the first is cut to fit if need be.
+ */
+function bound(units: readonly Unit[], k: number, options: SearchOptions): Unit[] {
+  const out: Unit[] = [];
   let chars = 0;
-  for (const result of results) {
-    if (out.length >= k || result.score < (options.minScore ?? 0)) break;
-    if (options.maxChars !== undefined && chars + result.text.length > options.maxChars) {
-      if (out.length === 0) out.push({ ...result, text: result.text.slice(0, options.maxChars) });
+  for (const unit of units) {
+    if (out.length >= k || shownScore(unit.score) < (options.minScore ?? 0)) break;
+    const length = unitText(unit.members).length;
+    if (options.maxChars !== undefined && chars + length > options.maxChars) {
+      const trimmed = trimUnit(unit, options.maxChars - chars);
+      if (trimmed !== null) out.push(trimmed);
+      else if (out.length === 0) out.push(cut(unit, options.maxChars));
       break;
     }
-    chars += result.text.length;
-    out.push(result);
+    chars += length;
+    out.push(unit);
   }
   return out;
 }
 
-function toResult(hit: Hit, score: number): SearchResult {
+/** The anchor alone, its text cut to `maxChars`. */
+function cut(unit: Unit, maxChars: number): Unit {
+  const anchor = unit.members[0]!;
+  return { members: [{ ...anchor, hit: { ...anchor.hit, text: anchor.hit.text.slice(0, maxChars) } }], score: unit.score };
+}
+
+/** The score as reported, which --min-score compares against. */
+function shownScore(score: number): number {
+  return Math.round(Math.min(1, score) * 1e6) / 1e6;
+}
+
+function newest(members: readonly Scored[]): string | null {
+  let date: string | null = null;
+  for (const { hit } of members) if (hit.date !== null && (date === null || hit.date > date)) date = hit.date;
+  return date;
+}
+
+function toResult(unit: Unit): SearchResult {
+  const hit = unit.members[0]!.hit;
+  const members = inLineOrder(unit.members);
   return {
     kind: hit.kind,
     path: hit.path,
-    line: hit.line,
-    line_end: hit.line_end,
+    line: members[0]!.hit.line,
+    line_end: Math.max(...members.map((m) => m.hit.line_end)),
+    statements: members.map((m) => ({ line: m.hit.line, line_end: m.hit.line_end })),
     section: { line: hit.section_line, line_end: hit.section_end },
     id: hit.id === '' ? null : hit.id,
     title: hit.title === '' ? null : hit.title,
     heading: hit.heading === '' ? null : hit.heading,
     heading_path: hit.heading_path === '' ? null : hit.heading_path,
-    text: hit.text,
-    score: Math.round(Math.min(1, score) * 1e6) / 1e6,
-    date: hit.date,
+    text: unitText(members),
+    score: shownScore(unit.score),
+    date: newest(members),
     link: obsidianLink(hit),
     category: hit.category === '' ? null : hit.category,
     tags: hit.tags,
-    citations: hit.citations,
+    citations: [...new Set(members.flatMap((m) => m.hit.citations))],
   };
 }
 

@@ -17,20 +17,30 @@ export interface StoredRow extends IndexRow {
   vector?: Float32Array;
 }
 
-/**
- * The columns a search result is built from: not `content` or `context` (searched, never shown), nor
- * the page type, status and archived flag (filters and checks); fewer columns, less to read and convert.
- */
-const HIT_COLUMNS = [
+/** The fields a search result is built from (not `content` or `context`: searched, never shown). */
+const HIT_FIELDS = [
   'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading', 'heading_path',
   'citations', 'text', 'subject',
 ] as const;
 
-export type Hit = Pick<IndexRow, (typeof HIT_COLUMNS)[number]> & {
+/**
+ * A hit's fields, and the archived flag, kept together as one JSON array in the `shown` column: LanceDB
+ * reads each selected column of each hit separately, and one column costs a fraction of eighteen
+ * (docs/benchmarks.md). Filters and lookups read the real columns; fields only shown have no column.
+ */
+const SHOWN_FIELDS = [...HIT_FIELDS, 'archived'] as const;
+/** The table's own columns besides `shown` and `vector`: what where clauses, lookups and the full-text index read. */
+const COLUMNS = ['key', 'kind', 'path', 'line', 'date', 'category', 'tags', 'page_type', 'status', 'archived', 'content', 'context', 'subject'] as const;
+
+export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
   raw: number;
 };
-const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true } as const;
+/**
+ * Without token positions: search asks LanceDB for words only (phrases are checked in search.ts), and a
+ * BM25 score does not use positions; the index builds faster and is smaller (docs/benchmarks.md).
+ */
+const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true, withPosition: false } as const;
 
 /** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
 export interface TextQuery {
@@ -108,7 +118,8 @@ export class IndexStore {
       const { Index } = await lance();
       await this.table.createIndex('key', { config: Index.btree() });
       await this.table.createIndex('path', { config: Index.btree() });
-      // Built over the first rows, never over an empty table; later rows are searched until the next optimize.
+      // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
+      // later rows are searched until the next optimize.
       await this.table.createIndex('content', { config: Index.fts(FTS_OPTIONS) });
       await this.table.createIndex('context', { config: Index.fts(FTS_OPTIONS) });
       return;
@@ -162,23 +173,39 @@ export class IndexStore {
     return this.table;
   }
 
-  async fullText(query: TextQuery, where: string | null, limit: number): Promise<Hit[]> {
+  /**
+   * The best `limit` full-text hits. `where` holds the filters besides the archived flag; without any,
+   * archived rows are dropped here rather than by a LanceDB prefilter, which reads the flag of every row
+   * (docs/benchmarks.md), and the prefiltered query runs only when dropping them left fewer than `limit`
+   * of a full list, so the hits are the same either way.
+   */
+  async fullText(query: TextQuery, filter: { where: string | null; archived: boolean }, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || query.terms.length === 0) return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
     const words = query.terms.join(' ');
-    const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
-    let q = this.table!.query().fullTextSearch(fts).select([...HIT_COLUMNS, '_score']).limit(limit);
-    if (where !== null) q = q.where(where);
+    const run = async (where: string | null): Promise<Array<Hit & { archived: boolean }>> => {
+      const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
+      let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(limit);
+      if (where !== null) q = q.where(where);
+      return hitsOf(await q.toArrow(), '_score');
+    };
+    let hits: Array<Hit & { archived: boolean }>;
+    if (filter.archived) hits = await run(filter.where);
+    else if (filter.where !== null) hits = await run(`${filter.where} AND archived = false`);
+    else {
+      const all = await run(null);
+      hits = all.filter((hit) => !hit.archived);
+      if (hits.length < all.length && all.length === limit) hits = await run('archived = false');
+    }
     // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
-    const hits = hitsOf(await q.toArrow(), '_score');
-    return hits.sort((a, b) => b.raw - a.raw || a.key.localeCompare(b.key));
+    return hits.map(withoutArchived).sort((a, b) => b.raw - a.raw || a.key.localeCompare(b.key));
   }
 
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || this.dimensions === null) return [];
-    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select([...HIT_COLUMNS, '_distance']).limit(limit);
+    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(limit);
     if (where !== null) q = q.where(where);
-    return hitsOf(await q.toArrow(), '_distance');
+    return hitsOf(await q.toArrow(), '_distance').map(withoutArchived);
   }
 
   /** For each subject, the newest keyed fact (latest date, then latest line: the later-written). */
@@ -267,74 +294,47 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
     new Field('kind', new Utf8(), false),
     new Field('path', new Utf8(), false),
     new Field('line', new Int32(), false),
-    new Field('line_end', new Int32(), false),
-    new Field('section_line', new Int32(), false),
-    new Field('section_end', new Int32(), false),
-    new Field('id', new Utf8(), false),
     new Field('date', new Utf8(), true),
     new Field('category', new Utf8(), false),
     new Field('tags', list(), false),
-    new Field('title', new Utf8(), false),
-    new Field('heading', new Utf8(), false),
-    new Field('heading_path', new Utf8(), false),
     new Field('page_type', new Utf8(), false),
     new Field('status', new Utf8(), false),
     new Field('archived', new Bool(), false),
-    new Field('citations', list(), false),
-    new Field('text', new Utf8(), false),
     new Field('content', new Utf8(), false),
     new Field('context', new Utf8(), false),
     new Field('subject', new Utf8(), false),
+    new Field('shown', new Utf8(), false),
   ];
   if (dimensions !== null) fields.push(new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false));
   return new Schema(fields);
 }
 
 function toRecord(row: StoredRow, dimensions: number | null): Record<string, unknown> {
-  const { vector, ...rest } = row;
-  if (dimensions === null) return rest;
-  if (vector === undefined || vector.length !== dimensions) {
+  const record: Record<string, unknown> = {};
+  for (const column of COLUMNS) record[column] = row[column];
+  record.shown = JSON.stringify(SHOWN_FIELDS.map((field) => row[field]));
+  if (dimensions === null) return record;
+  if (row.vector === undefined || row.vector.length !== dimensions) {
     throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
   }
-  return { ...rest, vector: Array.from(vector) };
+  record.vector = Array.from(row.vector);
+  return record;
 }
 
-/**
- * Hits read column by column: converting whole Arrow columns at once costs a fraction of reading each
- * row through Arrow's row proxies.
- */
-function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Hit[] {
-  const column = (name: string): unknown[] => {
-    const vector = table.getChild(name);
-    return vector === null ? new Array<unknown>(table.numRows).fill(null) : Array.from(vector.toArray() as ArrayLike<unknown>);
-  };
-  const [key, kind, rel, line, lineEnd, sectionLine, sectionEnd, id, date, category, tags, title, heading, headingPath, citations, text, subject, raw] = [
-    ...HIT_COLUMNS,
-    rawColumn,
-  ].map(column);
-  const list = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.from(v as Iterable<unknown>, String));
-  const hits: Hit[] = [];
+/** Hits from the `shown` column and the score column of a query's Arrow result. */
+function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Array<Hit & { archived: boolean }> {
+  const shown = table.getChild('shown');
+  const raw = table.getChild(rawColumn);
+  const hits: Array<Hit & { archived: boolean }> = [];
   for (let i = 0; i < table.numRows; i++) {
-    hits.push({
-      key: String(key![i]),
-      kind: kind![i] as Hit['kind'],
-      path: String(rel![i]),
-      line: Number(line![i]),
-      line_end: Number(lineEnd![i]),
-      section_line: Number(sectionLine![i]),
-      section_end: Number(sectionEnd![i]),
-      id: String(id![i]),
-      date: date![i] === null || date![i] === undefined ? null : String(date![i]),
-      category: String(category![i]),
-      tags: list(tags![i]),
-      title: String(title![i]),
-      heading: String(heading![i]),
-      heading_path: String(headingPath![i]),
-      citations: list(citations![i]),
-      text: String(text![i]),
-      subject: String(subject![i] ?? ''),
-      raw: Number(raw![i]),
-    });
+    const values = JSON.parse(String(shown!.get(i))) as unknown[];
+    const hit = Object.fromEntries(SHOWN_FIELDS.map((field, j) => [field, values[j]])) as Hit & { archived: boolean };
+    hit.raw = Number(raw!.get(i));
+    hits.push(hit);
   }
   return hits;
+}
+
+function withoutArchived({ archived: _archived, ...hit }: Hit & { archived: boolean }): Hit {
+  return hit;
 }

@@ -5,7 +5,6 @@
  * without `#`, and a field of the wrong shape is dropped rather than failing the page. YAML that does
  * not parse is reported, never thrown, and the page is then read as if it had no frontmatter.
  */
-import matter from 'gray-matter';
 import { parse as parseYaml, YAMLError } from 'yaml';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
@@ -30,28 +29,10 @@ export interface FrontmatterResult {
 }
 
 const DELIMITER = '---';
-/**
- * gray-matter tests whether a block is empty with /^\s*#[^\n]+/gm, which takes quadratic time on a
- * long run of blank lines; a block with more than this many blank characters in a row is refused.
- */
+/** The `yaml` package never runs code; duplicate keys are tolerated (the last wins) as Obsidian does. */
+const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCount: 100 } as const;
+/** A block with more than this many blank characters in a row is refused (gray-matter, used up to 0.1, took quadratic time on one). */
 const MAX_BLANK_RUN = 2_000;
-
-const refuse = (language: string) => () => {
-  throw new Error(`frontmatter in ${language} is not read; use YAML`);
-};
-
-// The default engines of gray-matter include one that evaluates JavaScript; every one but YAML is
-// replaced, and YAML goes through the `yaml` package, which never runs code. The parsed value is boxed
-// because gray-matter expects an object and a block may hold a bare scalar or list.
-const MATTER_OPTIONS = {
-  engines: {
-    yaml: (source: string) => ({ value: parseYaml(source, { logLevel: 'error', uniqueKeys: false, maxAliasCount: 100 }) as unknown }),
-    javascript: refuse('JavaScript'),
-    js: refuse('JavaScript'),
-    json: refuse('JSON'),
-    coffee: refuse('CoffeeScript'),
-  },
-};
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value).trim());
 const optionalText = scalar
@@ -90,7 +71,7 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterResult {
   if (close < 0) return failed('the frontmatter opened on line 1 is never closed; end it with a line holding only ---');
   const block = lines.slice(1, close);
 
-  // gray-matter would end the block at any line that starts with ---; YAML would read it as a second document.
+  // A line that starts with --- before the closing one: YAML would read it as a second document.
   const early = block.findIndex((line) => line.startsWith(DELIMITER));
   if (early >= 0) return failed(`line ${early + 2}: a frontmatter line may not start with --- before the closing line`);
   let blankRun = 0;
@@ -101,10 +82,9 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterResult {
 
   let value: unknown;
   try {
-    // The block starts on file line 2 and the source handed to the engine starts with the newline
-    // after the opening ---, so a YAML error's line number is already a file line number.
-    const data = matter(`${DELIMITER}\n${block.join('\n')}\n${DELIMITER}\n`, MATTER_OPTIONS).data as { value?: unknown };
-    value = data.value ?? null;
+    // The block starts on file line 2 and the source starts with the newline after the opening ---,
+    // so a YAML error's line number is already a file line number.
+    value = (parseYaml(`\n${block.join('\n')}`, YAML_OPTIONS) as unknown) ?? null;
   } catch (error) {
     return failed(yamlErrorMessage(error));
   }

@@ -34,6 +34,18 @@ const PEOPLE = {
   ].join('\n'),
 };
 
+/** A result's text is exactly the lines of its statements, in order, within its line range and section, with their citations. */
+function expectShownLines(r: SearchResult, page: string): void {
+  const lines = page.split('\n');
+  const shown = r.statements.flatMap((s) => lines.slice(s.line - 1, s.line_end));
+  expect(r.text).toBe(shown.join('\n'));
+  expect(r.line).toBe(r.statements[0]!.line);
+  expect(r.line_end).toBe(r.statements.at(-1)!.line_end);
+  expect(r.line).toBeGreaterThanOrEqual(r.section.line);
+  expect(r.line_end).toBeLessThanOrEqual(r.section.line_end);
+  expect(r.citations).toEqual([...r.text.matchAll(/\^(f-[0-9a-z]+)\]\]/g)].map((m) => m[1]));
+}
+
 async function ids(vault: Vault, query: string, options: Parameters<Vault['search']>[1] = {}): Promise<Array<string | null>> {
   return (await vault.search(query, { refresh: false, recordRecall: false, now: NOW, ...options })).map((r) => r.id);
 }
@@ -183,20 +195,68 @@ describe('a bounded read', () => {
       text: '- Owns a red kettle [[2026-06-04#^f-eeeeeeeee2]]',
       line: 11,
       line_end: 11,
+      statements: [{ line: 11, line_end: 11 }],
       section: { line: 7, line_end: 14 },
       heading_path: 'Coffee > Current',
       citations: ['f-eeeeeeeee2'],
       date: '2026-06-04',
     });
-    // k bounds the read: each result is one line of the section, never the whole section.
+    // k bounds the read: k results, each showing only lines of the section that matched.
     const three = await vault.search('beans kettle sugar press market', { k: 3, refresh: false, recordRecall: false, kind: 'page', now: NOW });
-    expect(three).toHaveLength(3);
-    for (const r of three) {
-      expect(r.text.split('\n')).toHaveLength(1);
-      expect(r.line).toBe(r.line_end);
-      expect(COFFEE_PAGE.split('\n')[r.line - 1]).toBe(r.text);
-      expect(r.citations).toHaveLength(1);
-    }
+    expect(three.length).toBeGreaterThan(0);
+    expect(three.length).toBeLessThanOrEqual(3);
+    for (const r of three) expectShownLines(r, COFFEE_PAGE);
+    await vault.close();
+  });
+
+  // Two sections whose lines match "kettle" equally well, and one that matches it barely.
+  const KETTLE_PAGE = [
+    '---',
+    'title: Kitchen',
+    '---',
+    '# Kitchen',
+    '',
+    '## Shelf',
+    '',
+    '- Owns a red kettle [[2026-06-04#^f-kkkkkkkkk1]]',
+    '- Bought new mugs [[2026-06-04#^f-kkkkkkkkk2]]',
+    '- Owns a tin kettle [[2026-06-05#^f-kkkkkkkkk3]]',
+    '',
+    '## Garden',
+    '',
+    '- Owns a black kettle [[2026-06-01#^f-kkkkkkkkk4]]',
+    '- Planted basil, mint, thyme, rosemary, sage, chives and parsley by the old copper kettle stand near the shed door [[2026-06-02#^f-kkkkkkkkk5]]',
+    '',
+  ].join('\n');
+
+  it('shows the matching statements of one section as one result: their lines in order, their citations, the line range', async () => {
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Kitchen.md': KETTLE_PAGE } });
+    await vault.reindex();
+    const results = await vault.search('kettle', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    for (const r of results) expectShownLines(r, KETTLE_PAGE);
+    const shelf = results.find((r) => r.heading_path === 'Kitchen > Shelf')!;
+    expect(shelf).toMatchObject({
+      text: '- Owns a red kettle [[2026-06-04#^f-kkkkkkkkk1]]\n- Owns a tin kettle [[2026-06-05#^f-kkkkkkkkk3]]',
+      line: 8,
+      line_end: 10,
+      statements: [{ line: 8, line_end: 8 }, { line: 10, line_end: 10 }],
+      section: { line: 6, line_end: 10 },
+      citations: ['f-kkkkkkkkk1', 'f-kkkkkkkkk3'],
+      date: '2026-06-05',
+    });
+    // Another section is another result; a line matching far worse than its section's best stands alone below it.
+    const garden = results.filter((r) => r.heading_path === 'Kitchen > Garden');
+    expect(garden.map((r) => r.statements.map((s) => s.line))).toEqual([[14], [15]]);
+    expect(garden[0]!.score).toBeGreaterThan(garden[1]!.score);
+    // k counts results, not lines: one result holds both Shelf lines.
+    expect(await vault.search('kettle', { k: 1, refresh: false, recordRecall: false, kind: 'page', now: NOW })).toHaveLength(1);
+    // A character budget too small for a whole result keeps its best statement (never a line cut in two when one fits).
+    const first = results[0]!;
+    expect(first).toEqual(shelf); // the newest citations
+    const best = await vault.search('kettle', { maxChars: first.text.length - 1, refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    expect(best).toHaveLength(1);
+    expect(best[0]!.statements).toHaveLength(1);
+    expectShownLines(best[0]!, KETTLE_PAGE);
     await vault.close();
   });
 
@@ -260,17 +320,24 @@ describe('page lines as rows', () => {
   ].join('\n');
   const files = { '3_Personal/Ana.md': PAGE, 'logs/2026-06-02.md': LOG };
 
-  it('finds a page line by its heading and title words and by the passage of the fact it cites, showing only its own line', async () => {
+  it('finds a page line by its heading and title words and by the passage of the fact it cites, showing only its own lines', async () => {
     const vault = await makeVault(await tempDir(), { config: NONE, files });
     await vault.reindex();
     const search = (query: string): Promise<SearchResult[]> => vault.search(query, { refresh: false, recordRecall: false, kind: 'page', now: NOW });
     // "allotment" is only in the heading; "Ana" only in the title.
     const byHeading = await search('what is in Ana allotment');
-    expect(byHeading.map((r) => r.line).sort()).toEqual([12, 9, 10].sort());
+    expect(byHeading.flatMap((r) => r.statements.map((s) => s.line)).sort()).toEqual([12, 9, 10].sort());
     for (const r of byHeading) expect(r).toMatchObject({ heading_path: 'Ana > Garden allotment', section: { line: 7, line_end: 13 } });
-    // "community plot" is only in the fact before the cited one, in its log batch: found as the fact was before the dream.
-    const [byPassage] = await search('community plot');
-    expect(byPassage).toMatchObject({ text: '- Grows tomatoes and chard [[2026-06-02#^f-ggggggggg1]]', line: 9, line_end: 9, citations: ['f-ggggggggg1'] });
+    // "community plot" is only in the fact before the cited ones, in their log batch: both lines found as the facts were
+    // before the dream, as one result of their section.
+    const [byPassage, ...others] = await search('community plot');
+    expect(others).toEqual([]);
+    expect(byPassage).toMatchObject({
+      text: '- Grows tomatoes and chard [[2026-06-02#^f-ggggggggg1]]\n- Waters them before work [[2026-06-02#^f-ggggggggg2]]',
+      line: 9,
+      line_end: 10,
+      citations: ['f-ggggggggg1', 'f-ggggggggg2'],
+    });
     // A paragraph is one statement: its line range spans it.
     const [greenhouse] = await search('greenhouse door');
     expect(greenhouse).toMatchObject({ line: 12, line_end: 13, citations: ['f-ggggggggg4'], date: '2026-06-03' });

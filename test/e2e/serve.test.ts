@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, runCli, runJson, type CliResult } from '../helpers/cli.js';
 import { useTempDir } from '../helpers/tmp.js';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 
 const tempDir = useTempDir();
 const servers: ChildProcess[] = [];
@@ -43,7 +43,18 @@ async function serve(root: string): Promise<{ child: ChildProcess; exited: Promi
   return { child, exited };
 }
 
-const search = (root: string, env?: Record<string, string>): Promise<CliResult> => runCli(['--vault', root, 'search', 'coffee', '--json', '--debug'], env === undefined ? {} : { env });
+const search = (root: string, env?: Record<string, string>, args: readonly string[] = ['coffee']): Promise<CliResult> =>
+  runCli(['--vault', root, 'search', ...args, '--json', '--debug'], env === undefined ? {} : { env });
+
+/** The served answer (asked again while a loaded machine makes it miss the CLI's 2 s wait) and the in-process one. */
+async function bothWays(root: string, args: readonly string[]): Promise<{ served: CliResult; local: CliResult }> {
+  let served = await search(root, undefined, args);
+  for (let i = 0; i < 10 && !served.stderr.includes('answered by the daemon'); i++) served = await search(root, undefined, args);
+  expect(served.stderr).toContain('answered by the daemon');
+  const local = await search(root, { VAULTKEEPER_NO_DAEMON: '1' }, args);
+  expect(local.stderr).not.toContain('answered by the daemon');
+  return { served, local };
+}
 const socket = (root: string): string => path.join(root, '.vaultkeeper/run/daemon.sock');
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
@@ -73,6 +84,39 @@ describe('vaultkeeper serve', { timeout: 120_000 }, () => {
     expect(code).toBe(0);
     expect(await exists(socket(root))).toBe(false);
     expect((await search(root)).stderr).toContain('no daemon socket');
+  });
+
+  it('answers filtered searches (--kind, --since, --archived, -k) with the same JSON as in process', async () => {
+    const root = await vault();
+    await writeFile(path.join(root, '2_Areas/Coffee.md'), '# Coffee\n\n## Roast\n\n- Dark roast coffee from the corner shop\n- A coffee grinder on the wish list\n');
+    await mkdir(path.join(root, '5_Archives/2_Areas'), { recursive: true });
+    await writeFile(path.join(root, '5_Archives/2_Areas/Old coffee.md'), '# Old coffee\n\n## Shops\n\n- The coffee cart by the station, closed since May\n');
+    execFileSync('git', ['add', '-A'], { cwd: root });
+    execFileSync('git', ['commit', '-qm', 'person: coffee pages'], { cwd: root });
+    const { child, exited } = await serve(root);
+
+    const paths = (out: CliResult): string[] => (JSON.parse(out.stdout) as { results: Array<{ path: string }> }).results.map((r) => r.path);
+    for (const args of [
+      ['coffee'],
+      ['coffee', '--archived'],
+      ['coffee', '--kind', 'page', '--archived'],
+      ['coffee', '--kind', 'fact'],
+      ['coffee', '--since', '2026-06-02'],
+      ['coffee', '--archived', '-k', '2'],
+    ]) {
+      const { served, local } = await bothWays(root, args);
+      expect(served.code, args.join(' ')).toBe(0);
+      expect(served.stdout, args.join(' ')).toBe(local.stdout);
+    }
+    // The filters did filter: the archived page only with --archived, pages only with --kind page.
+    const plain = (await bothWays(root, ['coffee'])).served;
+    expect(paths(plain)).toEqual(expect.arrayContaining(['2_Areas/Coffee.md', 'logs/2026-06-01.md', 'logs/2026-06-03.md']));
+    expect(paths(plain)).not.toContain('5_Archives/2_Areas/Old coffee.md');
+    const archivedPages = (await bothWays(root, ['coffee', '--kind', 'page', '--archived'])).served;
+    expect(new Set(paths(archivedPages))).toEqual(new Set(['2_Areas/Coffee.md', '5_Archives/2_Areas/Old coffee.md']));
+
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
   });
 
   it('stops on Ctrl-C (SIGINT), removing its socket, and a fact appended meanwhile was searchable through it', async () => {
