@@ -282,8 +282,8 @@ describe('pages that read well', { timeout: 240_000 }, () => {
 
   it("groups a person's notes by subject when they are about several things, reading older facts' tags from their logs", async () => {
     const health = ['pollen', 'peanuts', 'shellfish', 'dust', 'cats'].map((x, i) => ({ text: `Bob Smith is allergic to ${x}`, date: `2026-01-0${i + 2}`, tags: ['health'] }));
-    const work = ['billing', 'search', 'payments', 'mobile'].map((x, i) => ({ text: `Bob Smith leads the ${x} team`, date: `2026-02-0${i + 2}`, tags: ['work'] }));
-    const likes = ['jazz', 'chess', 'tea', 'rowing'].map((x, i) => ({ text: `Bob Smith likes ${x}`, date: `2026-02-1${i + 2}`, category: 'preference' }));
+    const work: Input[] = ['billing', 'search', 'payments', 'mobile'].map((x, i) => ({ text: `Bob Smith leads the ${x} team`, date: `2026-02-0${i + 2}`, tags: ['work'] }));
+    const likes: Input[] = ['jazz', 'chess', 'tea', 'rowing'].map((x, i) => ({ text: `Bob Smith likes ${x}`, date: `2026-02-1${i + 2}`, category: 'preference' }));
     const vault = await vaultWith(health);
     expect((await vault.dream({ force: true, offline: true, now: new Date('2026-01-20T06:00:00Z') })).status).toBe('ok');
     for (const f of [...work, ...likes]) await vault.remember([{ text: f.text, category: (f.category ?? 'fact') as never, tags: f.tags ?? [] }], { source: 'test', now: new Date(`${f.date}T10:00:00Z`) });
