@@ -115,12 +115,13 @@ async function main(): Promise<void> {
       `${m.linksResolved}/${m.links}`,
       `${m.entitiesExpected - m.entitiesMissing.length}/${m.entitiesExpected}${m.entitiesMissing.length > 0 ? ` (missing: ${m.entitiesMissing.join(', ')})` : ''}`,
       `${(m.coverage * 100).toFixed(1)}%`,
+      `${m.bySubject} / ${m.byMonth} (${m.notesPerGroup[Math.floor(m.notesPerGroup.length / 2)] ?? '-'})`,
     ];
   };
   const locomo = rows.filter((r) => r.name.startsWith('conv-'));
   const total = locomo.length < 2 ? [] : [row({ name: `LoCoMo, all ${locomo.length}`, facts: sum(locomo.map((r) => r.facts)), runs: sum(locomo.map((r) => r.runs)), failed: sum(locomo.map((r) => r.failed)), metrics: combine(locomo.map((r) => r.metrics)) })];
   const table = markdownTable([
-    ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', '… without mentions', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage'],
+    ['corpus', 'facts', 'runs (failed)', 'pages (hubs)', 'statements min/median/max', 'pages < 3 statements', '… without mentions', 'largest page', 'most lines', 'links/page', 'links resolved', 'entity pages', 'coverage', 'notes grouped by subject / month (median notes a group)'],
     ...rows.map(row),
     ...total,
   ]);
@@ -171,6 +172,9 @@ function combine(all: readonly PageMetrics[]): PageMetrics {
     entitiesMissing: all.flatMap((m) => m.entitiesMissing),
     cited,
     coverage: facts === 0 ? 1 : cited / facts,
+    bySubject: sum(all.map((m) => m.bySubject)),
+    byMonth: sum(all.map((m) => m.byMonth)),
+    notesPerGroup: all.flatMap((m) => m.notesPerGroup).sort((a, b) => a - b),
   };
 }
 

@@ -34,11 +34,17 @@ export interface PageMetrics {
   entitiesMissing: string[];
   cited: number;
   coverage: number;
+  /** Pages whose Notes stand under subject headings, and under month headings (`### June 2026`). */
+  bySubject: number;
+  byMonth: number;
+  /** Notes per `###` group of Notes, over all grouped pages. */
+  notesPerGroup: number[];
 }
 
 /** Pages the runner writes for review, not consolidated content. */
 const REVIEW = new Set(['0_Inbox/conflicts.md', '0_Inbox/unsorted.md']);
 const WIKILINK_RE = /!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]/g;
+const MONTH_RE = /^### (?:January|February|March|April|May|June|July|August|September|October|November|December) \d{4}$/;
 const CITE_RE = /\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g;
 
 export async function measurePages(root: string, expected: { names: readonly string[]; factIds: readonly string[] }): Promise<PageMetrics> {
@@ -54,13 +60,19 @@ export async function measurePages(root: string, expected: { names: readonly str
   let resolved = 0;
   let largest = { rel: '', bytes: 0 };
   let linesMax = 0;
+  let bySubject = 0;
+  let byMonth = 0;
+  const notesPerGroup: number[] = [];
   for (const page of pages) {
     let section = '';
     let statements = 0;
     let mentions = 0;
+    const groups: Array<{ month: boolean; notes: number }> = [];
     for (const line of page.text.split('\n')) {
       const heading = /^## (.+)$/.exec(line.trim());
       if (heading) section = heading[1]!;
+      if (section === 'Notes' && line.startsWith('### ')) groups.push({ month: MONTH_RE.test(line.trim()), notes: 0 });
+      else if (section === 'Notes' && groups.length > 0 && /^\s*[-*+] /.test(line)) groups.at(-1)!.notes++;
       for (const m of line.matchAll(CITE_RE)) cited.add(m[1]!);
       if (/^\s*[-*+] /.test(line) && CITE_RE.test(line) && section !== 'Related' && section !== 'Parts') {
         statements++;
@@ -73,6 +85,11 @@ export async function measurePages(root: string, expected: { names: readonly str
         links++;
         if (resolve(target, page.rel) !== null) resolved++;
       }
+    }
+    if (groups.length > 0) {
+      if (groups.every((g) => g.month)) byMonth++;
+      else bySubject++;
+      notesPerGroup.push(...groups.map((g) => g.notes));
     }
     const bytes = Buffer.byteLength(page.text);
     if (bytes > largest.bytes) largest = { rel: page.rel, bytes };
@@ -106,5 +123,8 @@ export async function measurePages(root: string, expected: { names: readonly str
     entitiesMissing: missing,
     cited: kept,
     coverage: expected.factIds.length === 0 ? 1 : kept / expected.factIds.length,
+    bySubject,
+    byMonth,
+    notesPerGroup: notesPerGroup.sort((a, b) => a - b),
   };
 }

@@ -13,20 +13,20 @@
  * - commitments go under "## Open commitments" with their due date, and to "## Past commitments" once
  *   it passes (commitments.ts);
  * - a page past the size bound splits into parts by period, linked from its hub (bound.ts); a long
- *   Notes section is grouped under month headings (sections.ts);
+ *   Notes section is grouped under subject or month headings (sections.ts);
  * - removes forgotten (tombstoned) facts from pages.
  * It only appends to lines or moves them: a line a person wrote stays, and a page no rule touches is
  * not rewritten (its line endings, blank lines and code stay as they were).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Category, Fact } from '../logs/factlog.js';
+import { readLog, type Category, type Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { boundPages } from './bound.js';
-import { sectionNotesByMonth } from './sections.js';
+import { sectionNotes, type Subjects } from './sections.js';
 import { dueDate, dueOf, isCommitment } from './commitments.js';
 import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
@@ -148,7 +148,9 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     if (page.property('type') !== null) page.setProperty('updated', date);
   }
   boundPages(pages);
-  for (const page of pages.values()) if (page.changed() && page.property('type') !== null) sectionNotesByMonth(page);
+  const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null);
+  const subjects = await noteSubjects(input.root, grouped, facts);
+  for (const page of grouped) sectionNotes(page, subjects);
 
   let written = 0;
   const notRewritten: string[] = [];
@@ -174,6 +176,31 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     conflicts,
     notRewritten,
     llm: { calls: 0, tokens: 0 },
+  };
+}
+
+/**
+ * A note's subject, for grouping a long Notes by subject: its fact's first tag (as a page title), or its
+ * category's page name when it has no tag or the tag names the page itself. Facts older than the batch are
+ * read from their logs (read only).
+ */
+async function noteSubjects(root: string, pages: readonly Page[], batch: readonly Fact[]): Promise<Subjects> {
+  const known = new Map(batch.map((f) => [f.id, f]));
+  const dates = new Set<string>();
+  for (const page of pages) {
+    for (const i of page.sectionLines('Notes')) for (const m of page.lines[i]!.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^([A-Za-z0-9-]+)/g)) if (!known.has(m[2]!)) dates.add(m[1]!);
+  }
+  for (const date of [...dates].sort()) for (const fact of (await readLog(root, date)).facts) if (!known.has(fact.id)) known.set(fact.id, fact);
+  const subjectOfFact = (fact: Fact, page: Page): string => {
+    const tag = fact.tags[0];
+    return tag !== undefined && normalizeText(titleOf(tag)) !== normalizeText(page.title) ? titleOf(tag) : CATEGORY_PAGE[fact.category];
+  };
+  return {
+    of(line, page) {
+      const fact = known.get(citedIds(line)[0] ?? '');
+      return fact === undefined ? null : subjectOfFact(fact, page);
+    },
+    titles: new Set([...Object.values(CATEGORY_PAGE), ...[...known.values()].flatMap((f) => f.tags.map(titleOf))]),
   };
 }
 

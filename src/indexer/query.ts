@@ -5,7 +5,7 @@
  * and `-word` or `-"a phrase"` must not. A query of nothing but stop words keeps its words, so
  * "who am I" still searches for something.
  */
-import { eng } from 'stopword';
+import { eng } from 'stopword/src/stopwords_eng.js';
 import { UsageError } from '../core/errors.js';
 import { normalizeText } from '../text/normalize.js';
 

@@ -138,8 +138,18 @@ export class Vault {
   }
 
   async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
-    const { reindex } = await import('../indexer/reindex.js');
     const embedder = await this.loadEmbedder(options.onNote);
+    // A fold-in is asked for when nothing changed since the last pass: it goes past the check to the table.
+    if (!(options.clear ?? false) && !(options.foldIn ?? false)) {
+      // Nothing changed (the common case before a search): answered without the lock, LanceDB or the parser.
+      const { unchangedIndex } = await import('../indexer/fresh.js');
+      const same = await unchangedIndex(this.ctx, { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: options.verify ?? false });
+      if (same !== null) {
+        options.onProgress?.({ phase: 'scan', done: same.files.unchanged, total: same.files.unchanged });
+        return same;
+      }
+    }
+    const { reindex } = await import('../indexer/reindex.js');
     return reindex(this.ctx, { ...options, embedder });
   }
 
@@ -147,7 +157,7 @@ export class Vault {
     const [{ search, validateSearch }, { IndexStore, lanceMessage }, { indexUri }, { VaultkeeperError }] = await Promise.all([
       import('../indexer/search.js'),
       import('../indexer/store.js'),
-      import('../indexer/reindex.js'),
+      import('../indexer/location.js'),
       import('../core/errors.js'),
     ]);
     validateSearch(query, options);

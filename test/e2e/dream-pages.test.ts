@@ -280,6 +280,24 @@ describe('pages that read well', { timeout: 240_000 }, () => {
   };
   const pagesOf = async (vault: Vault): Promise<Array<[string, string]>> => Promise.all((await listWikiPages(vault.root)).sort().map(async (rel) => [rel, await read(vault, rel)] as [string, string]));
 
+  it("groups a person's notes by subject when they are about several things, reading older facts' tags from their logs", async () => {
+    const health = ['pollen', 'peanuts', 'shellfish', 'dust', 'cats'].map((x, i) => ({ text: `Bob Smith is allergic to ${x}`, date: `2026-01-0${i + 2}`, tags: ['health'] }));
+    const work: Input[] = ['billing', 'search', 'payments', 'mobile'].map((x, i) => ({ text: `Bob Smith leads the ${x} team`, date: `2026-02-0${i + 2}`, tags: ['work'] }));
+    const likes: Input[] = ['jazz', 'chess', 'tea', 'rowing'].map((x, i) => ({ text: `Bob Smith likes ${x}`, date: `2026-02-1${i + 2}`, category: 'preference' }));
+    const vault = await vaultWith(health);
+    expect((await vault.dream({ force: true, offline: true, now: new Date('2026-01-20T06:00:00Z') })).status).toBe('ok');
+    for (const f of [...work, ...likes]) await vault.remember([{ text: f.text, category: (f.category ?? 'fact') as never, tags: f.tags ?? [] }], { source: 'test', now: new Date(`${f.date}T10:00:00Z`) });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-03-01T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const bob = await read(vault, '3_Personal/Bob Smith.md');
+    // Most notes first (a tie by name), each subject's notes oldest first.
+    expect(bob.match(/^### .+$/gm)).toEqual(['### Health', '### Preferences', '### Work']);
+    const under = (heading: string): string[] => (new RegExp(`### ${heading}\\n\\n((?:- .+\\n)+)`).exec(bob)?.[1] ?? '').trim().split('\n').map((l) => l.replace(/ \[\[.*$/, ''));
+    expect(under('Health')).toEqual(health.map((f) => `- ${f.text}`));
+    expect(under('Work')).toEqual(work.map((f) => `- ${f.text}`));
+    expect(under('Preferences')).toEqual(likes.map((f) => `- ${f.text}`));
+  });
+
   it('groups many notes under month headings, the same bytes for the same input, and leaves a page no rule touched as it was', async () => {
     const [one, two] = [await build(), await build()];
     expect(await pagesOf(two)).toEqual(await pagesOf(one));

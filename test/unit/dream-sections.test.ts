@@ -1,7 +1,11 @@
 /** Month sections of a long Notes (src/dream/sections.ts): grouped, stable, and hands off a person's writing. */
 import { describe, expect, it } from 'vitest';
 import { Page } from '../../src/dream/page.js';
-import { MONTH_SECTIONS_FROM, sectionNotesByMonth } from '../../src/dream/sections.js';
+import { MONTH_SECTIONS_FROM, sectionNotes, type Subjects } from '../../src/dream/sections.js';
+
+/** No fact known: one subject, so notes group by month. */
+const NONE: Subjects = { of: () => null, titles: new Set() };
+const sectionNotesByMonth = (page: Page): void => sectionNotes(page, NONE);
 
 const note = (date: string, n: number): string => `- Note ${n} [[${date}#^f-${String(n).padStart(10, '0')}]]`;
 const pageWith = (notes: readonly string[], after: readonly string[] = ['', '## Related', '', '- [[Bob]]']): Page =>
@@ -43,5 +47,42 @@ describe('sectionNotesByMonth', () => {
     const before = [...page.lines];
     sectionNotesByMonth(page);
     expect(page.lines).toEqual(before);
+  });
+});
+
+describe('sectionNotes by subject', () => {
+  // Twelve notes over two months: 5 about health, 4 about work, 3 lunches (a moment with no tag).
+  const SUBJECT = ['Health', 'Health', 'Work', 'Moments', 'Health', 'Work', 'Health', 'Moments', 'Work', 'Health', 'Work', 'Moments'];
+  const bySubject: Subjects = {
+    of: (line) => SUBJECT[Number(/Note (\d+)/.exec(line)?.[1] ?? -1)] ?? null,
+    titles: new Set(['Health', 'Work', 'Moments']),
+  };
+
+  it("groups an entity page's notes under subject headings, most notes first, each in its order; the same bytes again", () => {
+    const page = pageWith(many);
+    sectionNotes(page, bySubject);
+    const text = page.text();
+    expect(text.match(/^### .+$/gm)).toEqual(['### Health', '### Work', '### Moments']);
+    // Oldest first within a subject (the notes alternate 2026-02-10 and 2026-01-05).
+    const pick = (s: string): string => [...many.filter((_, i) => SUBJECT[i] === s && i % 2 === 1), ...many.filter((_, i) => SUBJECT[i] === s && i % 2 === 0)].join('\n');
+    expect(text).toContain(`## Notes\n\n### Health\n\n${pick('Health')}\n\n### Work\n\n${pick('Work')}\n\n### Moments\n\n${pick('Moments')}\n\n## Related`);
+    const once = [...page.lines];
+    sectionNotes(page, bySubject);
+    expect(page.lines).toEqual(once);
+    // A month-grouped page from an earlier run is regrouped by subject when a rule touches it.
+    const monthly = pageWith(many);
+    sectionNotesByMonth(monthly);
+    sectionNotes(monthly, bySubject);
+    expect(monthly.lines).toEqual(once);
+  });
+
+  it('groups by month when one subject holds most notes, and on a topic page', () => {
+    const mostlyHealth: Subjects = { of: (line) => (/Note (0|1)\b/.test(line) ? 'Work' : 'Health'), titles: new Set(['Health', 'Work']) };
+    const person = pageWith(many);
+    sectionNotes(person, mostlyHealth);
+    expect(person.text().match(/^### .+$/gm)).toEqual(['### January 2026', '### February 2026']);
+    const topic = new Page('2_Areas/Coffee.md', ['---', 'type: topic', '---', '# Coffee', '', '## Notes', '', ...many], false, '');
+    sectionNotes(topic, bySubject);
+    expect(topic.text().match(/^### .+$/gm)).toEqual(['### January 2026', '### February 2026']);
   });
 });
