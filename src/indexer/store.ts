@@ -8,6 +8,7 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { recordsTable } from './arrow-rows.js';
 import type { IndexRow } from './rows.js';
 
 const TABLE = 'rows';
@@ -134,9 +135,9 @@ export class IndexStore {
 
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const data = rows.map((row) => toRecord(row, this.dimensions));
+    const arrow = arrowModule();
+    const data = recordsTable(arrow, schema(arrow, this.dimensions), rows.map((row) => toRecord(row, this.dimensions)));
     if (this.table === null) {
-      const arrow = await import('apache-arrow');
       this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
       await this.table.add(data);
       const { Index } = await lance();
@@ -306,6 +307,14 @@ export function indexError(action: string, error: unknown): VaultkeeperError {
   });
 }
 
+/**
+ * apache-arrow as LanceDB's Node binding loads it (CommonJS), the very instance: a table built with the
+ * ES module build is a foreign object to LanceDB, which rebuilds it and then rejects its non-null fields.
+ */
+function arrowModule(): typeof Arrow {
+  return createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
+}
+
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -341,7 +350,7 @@ function toRecord(row: StoredRow, dimensions: number | null): Record<string, unk
   if (row.vector === undefined || row.vector.length !== dimensions) {
     throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
   }
-  record.vector = Array.from(row.vector);
+  record.vector = row.vector;
   return record;
 }
 
