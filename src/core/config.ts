@@ -7,9 +7,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { CONFIG_FILE, ENV_OVERRIDES } from './config-keys.js';
 import { VaultkeeperError } from './errors.js';
-
-export const CONFIG_FILE = '.vaultkeeper/config.yaml';
 
 const isTimeZone = (value: string): boolean => {
   if (value === 'system') return true;
@@ -222,15 +221,7 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Environment variables that override config keys (DESIGN §10). */
-export const ENV_OVERRIDES: Readonly<Record<string, readonly string[]>> = {
-  VAULTKEEPER_TIMEZONE: ['timezone'],
-  VAULTKEEPER_LLM_BASE_URL: ['llm', 'base_url'],
-  VAULTKEEPER_LLM_MODEL: ['llm', 'model'],
-  VAULTKEEPER_LLM_API_KEY_ENV: ['llm', 'api_key_env'],
-  VAULTKEEPER_EMBEDDER: ['index', 'embedder'],
-  VAULTKEEPER_INDEX_URI: ['index', 'uri'],
-};
+export { CONFIG_FILE, ENV_OVERRIDES };
 
 const SECRET_KEY = /(^|_)(api_?key|key|secret|token|password)$/i;
 

@@ -7,43 +7,18 @@
  */
 import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { Config } from '../core/config.js';
 import type { WriteLock } from '../core/lock.js';
 import { ConfinementError, confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { commitIdentity, commitMessage, commitPaths } from './audit.js';
+import type { Intent } from './intent-schema.js';
 import { gitRunner } from './run.js';
 
 export const INTENT_FILE = '.vaultkeeper/intent.json';
 const TOMBSTONES = '.vaultkeeper/tombstones.jsonl';
 
-const Request = z.object({
-  op: z.string(),
-  subject: z.string(),
-  body: z.string().optional(),
-  paths: z.array(z.string()),
-  trailers: z.record(z.string(), z.string()).optional(),
-});
-
-const Intent = z.discriminatedUnion('kind', [
-  z.object({
-    /** Copy these paths from `source` (a folder in the vault, e.g. a scratch worktree) and commit them. */
-    kind: z.literal('apply'),
-    base: z.string(),
-    source: z.string(),
-    deleted: z.array(z.string()),
-    request: Request,
-  }),
-  z.object({
-    /** Commit what `git revert --no-commit` of `target` staged. */
-    kind: z.literal('revert'),
-    base: z.string(),
-    target: z.string(),
-    request: Request,
-  }),
-]);
-export type Intent = z.infer<typeof Intent>;
+export type { Intent };
 
 export async function writeIntent(lock: WriteLock, intent: Intent): Promise<void> {
   await writeConfined(lock.root, INTENT_FILE, `${JSON.stringify(intent, null, 2)}\n`);
@@ -60,8 +35,10 @@ async function readIntent(root: string): Promise<Intent | null> {
   } catch {
     return null;
   }
+  // The schema (zod) loads only when an intent was left behind: every remember reads this file.
+  const { IntentSchema } = await import('./intent-schema.js');
   try {
-    return Intent.parse(JSON.parse(text));
+    return IntentSchema.parse(JSON.parse(text));
   } catch {
     return null; // a torn intent was never acted on: the step had not started
   }

@@ -36,6 +36,13 @@ export interface Manifest {
   dirty: boolean;
   /** Writes since the last compaction. */
   writes: number;
+  /**
+   * Fingerprint of the index folder's files (names, sizes, mtimes) when a pass last checked or wrote the
+   * table; a freshness check that finds the same folder skips opening it (fresh.ts). Local indexes only.
+   */
+  indexFiles?: string;
+  /** True when that folder passed the full probe of every index (the `reindex` command) and was not written since. */
+  verified?: boolean;
   files: Record<string, FileEntry>;
 }
 
@@ -72,6 +79,7 @@ export function asManifest(value: unknown): Manifest | null {
   if (m.version !== VERSION || typeof m.uri !== 'string' || typeof m.embedder !== 'string' || typeof m.inputs !== 'string') return null;
   if (!(m.dimensions === null || typeof m.dimensions === 'number') || typeof m.dirty !== 'boolean' || typeof m.writes !== 'number') return null;
   if (m.cited !== undefined && typeof m.cited !== 'string') return null;
+  if ((m.indexFiles !== undefined && typeof m.indexFiles !== 'string') || (m.verified !== undefined && typeof m.verified !== 'boolean')) return null;
   if (!isObject(m.files)) return null;
   for (const entry of Object.values(m.files) as unknown[]) if (!isFileEntry(entry)) return null;
   return { ...(m as Manifest), cited: m.cited ?? '' };

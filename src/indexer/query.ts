@@ -5,7 +5,7 @@
  * and `-word` or `-"a phrase"` must not. A query of nothing but stop words keeps its words, so
  * "who am I" still searches for something.
  */
-import { eng } from 'stopword';
+import { eng } from 'stopword/src/stopwords_eng.js';
 import { UsageError } from '../core/errors.js';
 import { normalizeText } from '../text/normalize.js';
 
@@ -20,9 +20,16 @@ const EXTRA_STOP_WORDS = [
 ];
 const STOP_WORDS: ReadonlySet<string> = new Set([...eng, ...EXTRA_STOP_WORDS]);
 
-/** True when a statement's words are all stop words (e.g. "Part of", or nothing): it says nothing to rank by. */
+/**
+ * True when a statement's words are all stop words (e.g. "Part of", or nothing): it says nothing to rank by.
+ * Normalized piece by piece between spaces, stopping at the first word that ranks: the same words as
+ * normalizing the whole text (no normalization joins across a space), at a fraction of the cost on a long one.
+ */
 export function onlyStopWords(text: string): boolean {
-  return normalizeText(text).split(' ').every((word) => word === '' || STOP_WORDS.has(word));
+  for (const piece of text.split(' ')) {
+    for (const word of normalizeText(piece).split(' ')) if (word !== '' && !STOP_WORDS.has(word)) return false;
+  }
+  return true;
 }
 
 export interface ParsedQuery {

@@ -4,20 +4,21 @@
  */
 import { failpoint } from '../core/failpoint.js';
 import { createHash } from 'node:crypto';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
-import { readJournal, type Journal } from '../dream/journal.js';
+import { readJournal } from '../dream/journal.js';
 import type { Embedder } from '../embed/embedder.js';
-import { listLogDates, logRelPath } from '../logs/factlog.js';
-import { listWikiPages } from '../pages/discover.js';
-import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
+import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
 import type * as Projection from './projection.js';
-import { CORE_FILE, dependsOnCitations, sourceKind } from './sources.js';
+import type { FileCounts, ReindexResult } from './result.js';
+import { indexFingerprint, inputsHash, statAll, vaultFiles } from './fresh.js';
+import { indexUri, isRemote } from './location.js';
+import { dependsOnCitations, sourceKind } from './sources.js';
 import { PassageReader, citedDates } from './passages.js';
 import { embeddingText, rowHash, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
@@ -44,40 +45,9 @@ export interface ReindexOptions {
   verify?: boolean;
 }
 
-export interface FileCounts {
-  indexed: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-  skipped: number;
-}
-
-export interface ReindexResult {
-  /** Rows in the index after the run, in all and by kind. */
-  rows: number;
-  facts: number;
-  pages: number;
-  core: number;
-  /** Rows written (new or changed) and removed by this run. */
-  added: number;
-  removed: number;
-  unchangedRows: number;
-  /** Texts the embedder actually computed (cache misses). */
-  embedded: number;
-  files: FileCounts;
-  rebuilt: string | null;
-  ms: number;
-}
-
-/** Resolves `index.uri`: a path relative to the vault, or any URI LanceDB accepts. */
-export function indexUri(ctx: VaultContext): string {
-  const uri = ctx.config.index.uri;
-  return isRemote(uri) ? uri : path.resolve(ctx.root, uri);
-}
-
-function isRemote(uri: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
-}
+export type { FileCounts, ReindexResult } from './result.js';
+export { indexUri } from './location.js';
+export { vaultFiles } from './fresh.js';
 
 /**
  * Empties the index before a rebuild. A local index is a projection kept under .vaultkeeper/ (DESIGN §6):
@@ -112,6 +82,7 @@ export async function reindex(ctx: VaultContext, options: ReindexOptions): Promi
 }
 
 async function reindexLocked(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+  failpoint('reindex:full-pass'); // lets a test tell the full pass from the freshness check that skips it
   try {
     return await indexOnce(ctx, options);
   } catch (error) {
@@ -164,6 +135,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
     const stats = await statAll(ctx.root, files);
+    // Files whose size or mtime changed are read a few ahead of the one being projected, so reading overlaps parsing.
+    const reader = new ReadAhead(ctx.root, files, (i) => {
+      const previous = m.files[files[i]!];
+      const info = stats[i];
+      return info !== null && info !== undefined && (previous === undefined || previous.size !== info.size || previous.mtimeMs !== info.mtimeMs);
+    });
     // The page parser (markdown-it) loads only when some file must be projected.
     let projector: typeof Projection | null = null;
     let touched = false;
@@ -195,7 +172,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       touched = true;
       let content: Buffer;
       try {
-        content = await readFile(path.join(ctx.root, rel));
+        content = await reader.read(index);
       } catch (error) {
         counts.skipped++;
         note(`skipped ${rel}: ${errorMessage(error)}`);
@@ -244,7 +221,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;
     }
 
-    if (toDelete.length > 0 || toAdd.length > 0) {
+    const wrote = toDelete.length > 0 || toAdd.length > 0;
+    if (wrote) {
       await writeManifest(ctx.root, { ...m, dirty: true });
       options.onProgress?.({ phase: 'write', done: 0, total: toAdd.length });
       try {
@@ -267,8 +245,16 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     }
     failpoint('reindex:before-manifest');
     next.dirty = false;
-    // Nothing read, nothing removed, same inputs: the manifest on disk is already this one.
-    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty) await writeManifest(ctx.root, next);
+    // The folder as this pass leaves it: the next freshness check skips the table when it is unchanged.
+    // Full-probe verified only when this pass probed every index and wrote nothing after.
+    const folder = isRemote(uri) ? undefined : await indexFingerprint(uri);
+    const verified = rebuilt === null && !wrote && ((options.verify ?? false) || (m.verified === true && m.indexFiles === folder));
+    if (folder === undefined) delete next.indexFiles;
+    else next.indexFiles = folder;
+    next.verified = verified;
+    // Nothing read, nothing removed, same inputs, same index folder: the manifest on disk is already this one.
+    const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
+    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty || !sameFolder) await writeManifest(ctx.root, next);
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {
@@ -356,28 +342,27 @@ function embedderCount(embedder: Embedder): number | undefined {
   return (embedder as { stats?: { embedded: number } }).stats?.embedded;
 }
 
-/** Every file's size and mtime, or null for one gone since the listing; in parallel, a few hundred at a time. */
-async function statAll(root: string, files: readonly string[]): Promise<Array<{ size: number; mtimeMs: number } | null>> {
-  const out: Array<{ size: number; mtimeMs: number } | null> = [];
-  for (let i = 0; i < files.length; i += 256) {
-    const chunk = files.slice(i, i + 256).map((rel) => stat(path.join(root, rel)).then((s) => ({ size: s.size, mtimeMs: s.mtimeMs }), () => null));
-    out.push(...(await Promise.all(chunk)));
+/** Reads files by index, starting the reads of the next few that `wanted` picks while the caller works on one. */
+class ReadAhead {
+  private readonly pending = new Map<number, Promise<Buffer>>();
+  private next = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly files: readonly string[],
+    private readonly wanted: (index: number) => boolean,
+    private readonly window = 16,
+  ) {}
+
+  read(index: number): Promise<Buffer> {
+    for (this.next = Math.max(this.next, index + 1); this.next < Math.min(this.files.length, index + 1 + this.window); this.next++) {
+      if (!this.wanted(this.next)) continue;
+      const ahead = readFile(path.join(this.root, this.files[this.next]!));
+      ahead.catch(() => undefined); // reported when its turn comes, not as an unhandled rejection now
+      this.pending.set(this.next, ahead);
+    }
+    const started = this.pending.get(index);
+    this.pending.delete(index);
+    return started ?? readFile(path.join(this.root, this.files[index]!));
   }
-  return out;
-}
-
-/** Everything the indexer reads: logs, wiki pages and MEMORY.md, as vault-relative paths. */
-export async function vaultFiles(root: string): Promise<string[]> {
-  const logs = (await listLogDates(root)).map(logRelPath);
-  const pages = await listWikiPages(root);
-  const core = await stat(path.join(root, CORE_FILE)).then(() => [CORE_FILE], () => []);
-  return [...logs, ...pages, ...core];
-}
-
-function inputsHash(journal: Journal, tombstones: TombstoneSet): string {
-  const hash = createHash('sha256');
-  hash.update(`w=${journal.watermark ?? ''}\n`);
-  for (const date of [...journal.skipped].sort()) hash.update(`s=${date}\n`);
-  for (const entry of tombstones.entries) hash.update(`t=${entry.id}\u0000${entry.text}\n`);
-  return hash.digest('base64url');
 }

@@ -4,7 +4,6 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { WriteLock } from '../core/lock.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import { confinedPath } from '../vault/confine.js';
@@ -12,13 +11,24 @@ import { appendConfined } from '../vault/confined-write.js';
 
 export const TOMBSTONES_FILE = '.vaultkeeper/tombstones.jsonl';
 
-export const TombstoneSchema = z.object({
-  id: z.string().min(1),
-  text: z.string(),
-  at: z.string(),
-  reason: z.string().optional(),
-});
-export type Tombstone = z.infer<typeof TombstoneSchema>;
+export interface Tombstone {
+  id: string;
+  text: string;
+  at: string;
+  reason?: string | undefined;
+}
+
+/**
+ * One tombstone line's object, or undefined when it is not one; a plain check rather than a schema
+ * library, since every search reads this file. Other keys are dropped.
+ */
+export function asTombstone(value: unknown): Tombstone | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { id, text, at, reason } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '' || typeof text !== 'string' || typeof at !== 'string') return undefined;
+  if (reason !== undefined && typeof reason !== 'string') return undefined;
+  return reason === undefined ? { id, text, at } : { id, text, at, reason };
+}
 
 export interface TombstoneSet {
   entries: Tombstone[];
@@ -45,8 +55,8 @@ export function parseTombstones(content: string): TombstoneSet {
   content.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === '') return;
     try {
-      const parsed = TombstoneSchema.safeParse(JSON.parse(line));
-      if (parsed.success) entries.push(parsed.data);
+      const entry = asTombstone(JSON.parse(line));
+      if (entry !== undefined) entries.push(entry);
       else badLines.push(index + 1);
     } catch {
       badLines.push(index + 1);

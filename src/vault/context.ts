@@ -1,5 +1,6 @@
 /** What every operation on a vault needs: where it is and its configuration, read once per entrypoint. */
-import { loadConfig, type Config } from '../core/config.js';
+import type { Config } from '../core/config.js';
+import { loadConfigCached } from '../core/config-cache.js';
 import { resolveTimeZone } from '../core/clock.js';
 import { locateVault, type LocateOptions } from './locate.js';
 
@@ -14,10 +15,19 @@ export interface VaultContext {
 export async function loadContext(options: LocateOptions = {}): Promise<VaultContext> {
   const env = options.env ?? process.env;
   const root = locateVault(options);
-  const config = await loadConfig(root, env);
-  return { root, config, timeZone: resolveTimeZone(config.timezone), env };
+  return contextFor(root, await loadConfigCached(root, env), env);
 }
 
 export function contextFor(root: string, config: Config, env: NodeJS.ProcessEnv = process.env): VaultContext {
-  return { root, config, timeZone: resolveTimeZone(config.timezone), env };
+  // Resolved when first read: the system's zone costs Intl's start-up, which a search never needs.
+  let zone: string | undefined;
+  return {
+    root,
+    config,
+    get timeZone() {
+      zone ??= resolveTimeZone(config.timezone);
+      return zone;
+    },
+    env,
+  };
 }

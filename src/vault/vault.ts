@@ -138,8 +138,17 @@ export class Vault {
   }
 
   async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
-    const { reindex } = await import('../indexer/reindex.js');
     const embedder = await this.loadEmbedder(options.onNote);
+    if (!(options.clear ?? false)) {
+      // Nothing changed (the common case before a search): answered without the lock, LanceDB or the parser.
+      const { unchangedIndex } = await import('../indexer/fresh.js');
+      const same = await unchangedIndex(this.ctx, { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: options.verify ?? false });
+      if (same !== null) {
+        options.onProgress?.({ phase: 'scan', done: same.files.unchanged, total: same.files.unchanged });
+        return same;
+      }
+    }
+    const { reindex } = await import('../indexer/reindex.js');
     return reindex(this.ctx, { ...options, embedder });
   }
 
@@ -147,7 +156,7 @@ export class Vault {
     const [{ search, validateSearch }, { IndexStore, lanceMessage }, { indexUri }, { VaultkeeperError }] = await Promise.all([
       import('../indexer/search.js'),
       import('../indexer/store.js'),
-      import('../indexer/reindex.js'),
+      import('../indexer/location.js'),
       import('../core/errors.js'),
     ]);
     validateSearch(query, options);

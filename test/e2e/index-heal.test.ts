@@ -4,7 +4,7 @@
  * probes the data and every index before it trusts the table) and by `search` itself when the damage is in
  * what it reads, with one line on stderr and never a stack, a Rust source path or a LanceDB log line.
  */
-import { cp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -131,4 +131,43 @@ describe('a corrupt index heals', () => {
       await searchFinds('Aurora tea', /green tea/);
     }
   }, 240_000);
+
+  it('skips the full pass when nothing changed, and still catches a file damaged in place at the same size', async () => {
+    const dir = await tempDir();
+    const root = await initVault(dir);
+    for (const fact of ['The heron nests by the quarry lake', 'Aurora prefers green tea over coffee']) {
+      expect((await runCli(['remember', fact], { cwd: root })).code).toBe(0);
+    }
+    // The first reindex writes the table; the second probes every index of the table it left.
+    expect((await runCli(['reindex', '--json'], { cwd: root })).code).toBe(0);
+    const probed = await runCli(['reindex', '--json'], { cwd: root });
+    expect(probed.code, probed.stderr).toBe(0);
+    const manifest = path.join(root, '.vaultkeeper', 'index-manifest.json');
+    const before = await stat(manifest);
+
+    // With the full pass armed to die, an unchanged vault answers anyway: the freshness check never reaches it.
+    const fullPassDies = { VAULTKEEPER_FAILPOINT: 'reindex:full-pass' };
+    const noop = await runCli(['reindex', '--json'], { cwd: root, env: fullPassDies });
+    expect(noop.code, noop.stderr).toBe(0);
+    const withoutMs = (json: string): unknown => ({ ...(JSON.parse(json) as Record<string, unknown>), ms: 0 });
+    expect(withoutMs(noop.stdout)).toEqual(withoutMs(probed.stdout));
+    const found = await runCli(['search', 'heron', '--json'], { cwd: root, env: fullPassDies });
+    expect(found.code, found.stderr).toBe(0);
+    expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results[0]?.text).toMatch(/heron nests/);
+    expect((await stat(manifest)).mtimeMs, 'nothing changed: the manifest is not rewritten').toBe(before.mtimeMs);
+
+    // Garbage of the data file's own length: same name, same size, a new mtime.
+    const data = await firstFile(path.join(root, TABLE, 'data'), '.lance');
+    const size = (await readFile(data)).length;
+    await writeFile(data, Buffer.alloc(size, 7));
+    expect((await stat(data)).size).toBe(size);
+    const caught = await runCli(['reindex', '--json'], { cwd: root, env: fullPassDies });
+    expect(caught.code, 'the changed fingerprint sends reindex to the full pass').toBe(-1);
+    const healed = await runCli(['reindex', '--json'], { cwd: root });
+    expect(healed.code, healed.stderr).toBe(0);
+    expect(JSON.parse(healed.stdout)).toMatchObject({ facts: 2, rebuilt: expect.stringMatching(/could not be read/) });
+    expect(healed.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    expectNoStack(healed.stderr);
+    await expect(runCli(['search', 'quarry', '--json'], { cwd: root })).resolves.toMatchObject({ code: 0, stderr: '' });
+  }, 120_000);
 });

@@ -4,6 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { CONFIG_CACHE_FILE } from '../../src/core/config-cache.js';
 import { runCli, type CliOptions, type CliResult } from './cli.js';
 
 const execFileAsync = promisify(execFile);
@@ -55,6 +56,8 @@ export async function listFiles(root: string, options: { includeGit?: boolean } 
     .filter((e) => e.isFile())
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
     .filter((rel) => options.includeGit === true || !rel.split(path.sep).includes('.git'))
+    // The validated config's cache, which any command reading the config may write (docs/configuration.md): not vault content.
+    .filter((rel) => rel.split(path.sep).join('/') !== CONFIG_CACHE_FILE)
     .sort();
 }
 

@@ -22,7 +22,7 @@ export async function run(target: string | undefined): Promise<void> {
   printLine('a vault: zones 0_Inbox … 5_Archives, schema.md, index.md, log.md, MEMORY.md, .vaultkeeper/config.yaml, a git repository');
   const vault = await openVault({ vault: root });
 
-  const samples: FactInput[] = parseStdinFacts(await readFile(SAMPLES), {});
+  const samples: FactInput[] = await parseStdinFacts(await readFile(SAMPLES), {});
   const byDate = new Map<string, FactInput[]>();
   for (const fact of samples) byDate.set(fact.date ?? '', [...(byDate.get(fact.date ?? '') ?? []), fact]);
   step(`vaultkeeper remember … (${plural(samples.length, 'sample fact')} over ${plural(byDate.size, 'day')})`);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import type { FactInput } from '../../logs/factlog.js';
 import { openVault } from '../../vault/vault.js';
@@ -14,19 +14,23 @@ interface RememberOptions {
   json?: boolean;
 }
 
-const JsonLine = z.strictObject({
-  text: z.string(),
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
-  date: z.string().optional(),
-});
+/** The validator of a JSON fact line; zod loads only when standard input holds one. */
+async function jsonLine(): Promise<z.ZodType<{ text: string; category?: string | undefined; tags?: string[] | undefined; date?: string | undefined }>> {
+  const { z } = await import('zod');
+  return z.strictObject({
+    text: z.string(),
+    category: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    date: z.string().optional(),
+  });
+}
 
 export async function run(words: string[], opts: RememberOptions, globals: GlobalOptions): Promise<void> {
   const defaults = { category: opts.category, tags: opts.tag, date: opts.date };
   let inputs: FactInput[];
   if (opts.stdin) {
     if (words.length > 0) throw new UsageError('give the fact as an argument or with --stdin, not both');
-    inputs = parseStdinFacts(await readStdin(), defaults);
+    inputs = await parseStdinFacts(await readStdin(), defaults);
     if (inputs.length === 0) throw new UsageError('--stdin read no facts: standard input was empty');
   } else {
     const text = words.join(' ');
@@ -58,10 +62,12 @@ async function readStdin(): Promise<Buffer> {
 }
 
 /** Plain lines are facts; a line starting with `{` is a JSON fact. A bad line rejects the whole batch. */
-export function parseStdinFacts(content: Buffer, defaults: { category?: string | undefined; tags?: string[] | undefined; date?: string | undefined }): FactInput[] {
+export async function parseStdinFacts(content: Buffer, defaults: { category?: string | undefined; tags?: string[] | undefined; date?: string | undefined }): Promise<FactInput[]> {
   const text = new TextDecoder('utf-8', { fatal: false }).decode(content).replace(/^\uFEFF/, '');
   const inputs: FactInput[] = [];
-  text.split(/\r\n|\r|\n/).forEach((line, index) => {
+  const lines = text.split(/\r\n|\r|\n/);
+  const JsonLine = lines.some((line) => line.trimStart().startsWith('{')) ? await jsonLine() : null;
+  lines.forEach((line, index) => {
     if (line.trim() === '') return;
     if (!line.trimStart().startsWith('{')) {
       inputs.push({ text: line, ...defaults });
@@ -73,7 +79,7 @@ export function parseStdinFacts(content: Buffer, defaults: { category?: string |
     } catch {
       throw new UsageError(`stdin line ${index + 1} starts with '{' but is not valid JSON; nothing was written`, 'write one JSON object a line: {"text": "...", "category": "...", "tags": [...], "date": "YYYY-MM-DD"}');
     }
-    const parsed = JsonLine.safeParse(value);
+    const parsed = JsonLine!.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new UsageError(`stdin line ${index + 1}: ${issue.path.join('.') || 'object'}: ${issue.message}; nothing was written`, 'allowed keys: text (required), category, tags, date');

@@ -1,0 +1,137 @@
+/**
+ * The freshness check a search and a reindex start with, made without the lock and without LanceDB:
+ * when the manifest says every file is as it was indexed, and the index folder's files are as the last
+ * pass that checked them left them, there is nothing to do. It loads only the manifest, the journal,
+ * the tombstones and a listing of the vault, so a search of an unchanged vault opens LanceDB once, for
+ * its query, and a no-op `reindex` never opens it.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { readJournal, type Journal } from '../dream/journal.js';
+import { listLogDates, logRelPath } from '../logs/factlog.js';
+import { listWikiPages } from '../pages/discover.js';
+import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
+import type { VaultContext } from '../vault/context.js';
+import { indexUri, isRemote } from './location.js';
+import { manifestRowCount, readManifest, type Manifest } from './manifest.js';
+import type { ReindexResult } from './result.js';
+import { CORE_FILE, sourceKind } from './sources.js';
+
+export interface FreshnessWant {
+  model: string;
+  dimensions: number | null;
+  /** The `reindex` command: the index folder must be as the last full probe of every index left it. */
+  verify: boolean;
+}
+
+/**
+ * The result a reindex would return when nothing changed, or null when a real pass must decide (a file
+ * changed, the index folder changed since it was last checked, the index is remote, the manifest is dirty).
+ */
+export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant): Promise<ReindexResult | null> {
+  const started = performance.now();
+  const uri = indexUri(ctx);
+  if (isRemote(uri)) return null;
+  const m = await readManifest(ctx.root);
+  if (m === null || m.dirty || m.uri !== uri || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
+  if (m.indexFiles === undefined || (want.verify && !m.verified)) return null;
+  const [journal, tombstones, files, folder] = await Promise.all([readJournal(ctx.root), readTombstones(ctx.root), vaultFiles(ctx.root), indexFingerprint(uri)]);
+  if (folder !== m.indexFiles || inputsHash(journal, tombstones) !== m.inputs) return null;
+  if (files.length !== Object.keys(m.files).length) return null;
+  const stats = await statAll(ctx.root, files);
+  for (const [i, rel] of files.entries()) {
+    const entry = m.files[rel];
+    const info = stats[i];
+    if (entry === undefined || info === null || info === undefined || entry.size !== info.size || entry.mtimeMs !== info.mtimeMs) return null;
+  }
+  // The indexer digests citations once it reaches the logs; a vault without logs keeps the recorded one.
+  if (files.some((rel) => sourceKind(rel) === 'log') && citedDigest(m, files) !== m.cited) return null;
+  return unchangedResult(m, files.length, Math.round(performance.now() - started));
+}
+
+/** What a pass that found nothing to do reports (the same figures as the full pass would). */
+function unchangedResult(m: Manifest, files: number, ms: number): ReindexResult {
+  const byKind = { fact: 0, page: 0, core: 0 };
+  for (const entry of Object.values(m.files)) {
+    for (const key of Object.keys(entry.rows)) {
+      if (key.startsWith('f:')) byKind.fact++;
+      else if (key.startsWith('c:')) byKind.core++;
+      else byKind.page++;
+    }
+  }
+  const rows = manifestRowCount(m);
+  return {
+    rows,
+    facts: byKind.fact,
+    pages: byKind.page,
+    core: byKind.core,
+    added: 0,
+    removed: 0,
+    unchangedRows: rows,
+    embedded: 0,
+    files: { indexed: 0, updated: 0, unchanged: files, removed: 0, skipped: 0 },
+    rebuilt: null,
+    ms,
+  };
+}
+
+/** The digest of every fact id the pages cite, as the indexer records it in `cited`. */
+export function citedDigest(m: Pick<Manifest, 'files'>, files: readonly string[]): string {
+  const cited = new Set<string>();
+  for (const rel of files) for (const id of m.files[rel]?.cited ?? []) cited.add(id);
+  return createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
+}
+
+/**
+ * Names, sizes and mtimes of every file under a local index folder, hashed ('missing' without one).
+ * LanceDB never rewrites a file in place, and a file damaged in place changes its mtime, so a folder whose
+ * fingerprint is the one recorded after a check is the folder that passed it.
+ */
+export async function indexFingerprint(uri: string): Promise<string> {
+  let names: string[];
+  try {
+    names = (await readdir(uri, { recursive: true })).sort();
+  } catch (error) {
+    // Unreadable: no fingerprint matches it, so the full pass decides (and says what is wrong).
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `unreadable ${String((error as NodeJS.ErrnoException).code)}`;
+  }
+  const stats = await statAll(uri, names, true);
+  const hash = createHash('sha256');
+  for (const [i, name] of names.entries()) {
+    const info = stats[i];
+    if (info !== null && info !== undefined) hash.update(`${name}\u0000${info.size}\u0000${info.mtimeMs}\n`);
+  }
+  return hash.digest('base64url');
+}
+
+/** Every file's size and mtime, or null for one gone since the listing; in parallel, a few hundred at a time. */
+export async function statAll(root: string, files: readonly string[], filesOnly = false): Promise<Array<{ size: number; mtimeMs: number } | null>> {
+  const out: Array<{ size: number; mtimeMs: number } | null> = [];
+  for (let i = 0; i < files.length; i += 256) {
+    const chunk = files.slice(i, i + 256).map((rel) =>
+      stat(path.join(root, rel)).then((s) => (filesOnly && !s.isFile() ? null : { size: s.size, mtimeMs: s.mtimeMs }), () => null),
+    );
+    out.push(...(await Promise.all(chunk)));
+  }
+  return out;
+}
+
+/** Everything the indexer reads: logs, wiki pages and MEMORY.md, as vault-relative paths. */
+export async function vaultFiles(root: string): Promise<string[]> {
+  const [dates, pages, core] = await Promise.all([
+    listLogDates(root),
+    listWikiPages(root),
+    stat(path.join(root, CORE_FILE)).then(() => [CORE_FILE], () => []),
+  ]);
+  return [...dates.map(logRelPath), ...pages, ...core];
+}
+
+/** The hash of the watermark, skipped dates and tombstones that rows are projected with. */
+export function inputsHash(journal: Journal, tombstones: TombstoneSet): string {
+  const hash = createHash('sha256');
+  hash.update(`w=${journal.watermark ?? ''}\n`);
+  for (const date of [...journal.skipped].sort()) hash.update(`s=${date}\n`);
+  for (const entry of tombstones.entries) hash.update(`t=${entry.id}\u0000${entry.text}\n`);
+  return hash.digest('base64url');
+}

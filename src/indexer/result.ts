@@ -1,0 +1,26 @@
+/** What a reindex reports: the index after the run, and what the run did. */
+
+export interface FileCounts {
+  indexed: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+}
+
+export interface ReindexResult {
+  /** Rows in the index after the run, in all and by kind. */
+  rows: number;
+  facts: number;
+  pages: number;
+  core: number;
+  /** Rows written (new or changed) and removed by this run. */
+  added: number;
+  removed: number;
+  unchangedRows: number;
+  /** Texts the embedder actually computed (cache misses). */
+  embedded: number;
+  files: FileCounts;
+  rebuilt: string | null;
+  ms: number;
+}
