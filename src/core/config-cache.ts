@@ -6,7 +6,7 @@
  * may carry what must never be written into the vault (a URL with credentials), and it is cheap to skip.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, ENV_OVERRIDES } from './config-keys.js';
@@ -38,10 +38,14 @@ export async function loadConfigCached(root: string, env: NodeJS.ProcessEnv = pr
   return config;
 }
 
-/** Changes with the config's text and with the validator that accepted it (a rebuilt config.js, another Node). */
+/**
+ * Changes with the config's text and with the validator that accepted it (another build of config.js, another
+ * Node). The validator is known by its bytes, not its mtime: npm gives every file of a package the same
+ * mtime, so an upgrade could bring a config.js of the same size and time (reading it costs well under 1 ms).
+ */
 async function cacheKey(text: string): Promise<string> {
   // config.ts when the sources run directly (tests).
   const validator = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './config.ts' : './config.js', import.meta.url));
-  const info = await stat(validator).then((s) => `${s.size}:${s.mtimeMs}`, () => 'unknown');
-  return createHash('sha256').update(`${process.version}\u0000${validator}\u0000${info}\u0000${text}`).digest('base64url');
+  const code = await readFile(validator).catch(() => Buffer.from('unknown'));
+  return createHash('sha256').update(`${process.version}\u0000${validator}\u0000`).update(code).update(`\u0000${text}`).digest('base64url');
 }
