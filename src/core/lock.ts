@@ -132,19 +132,30 @@ async function recordOwner(target: string, release: () => Promise<void>): Promis
 
 /**
  * Removes the lock when its recorded owner is dead, or when no record of this lock directory exists and
- * its mtime has not moved for MTIME_STALE_MS (a holder refreshes it every 5 s); true when it did. The
- * lock is first renamed aside, so of two waiters taking over one dead lock only one succeeds, and what
- * was renamed is checked to be that very directory before it is removed.
+ * its mtime has not moved for MTIME_STALE_MS (a holder refreshes it every 5 s); true when it did. One
+ * waiter at a time takes a lock over (the `.takeover` folder): with two, one could rename aside the lock
+ * the other had just made, and its holder's next mtime refresh would find no lock (lock.test.ts). The lock
+ * is renamed aside and checked to be the very directory judged dead before it is removed.
  */
 async function takeOverDead(target: string): Promise<boolean> {
   const lockDir = `${target}.lock`;
+  const mutex = `${target}.takeover`;
   try {
+    await mkdir(mutex);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') await clearStaleTakeover(mutex);
+    return false;
+  }
+  try {
+    // The clock is read before the stat: however long this process then waits for a core, the lock's age
+    // is not overstated (a waiter starved between the two once judged a live holder's lock 15 s stale).
+    const now = Date.now();
     const seen = await lockIdentity(lockDir);
     const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
     // The record must be of this very lock directory, not of an earlier holder's.
     if (owner !== undefined && sameDir(seen, owner)) {
       if (processAlive(owner.pid, owner.started)) return false;
-    } else if (Date.now() - seen.mtimeMs < MTIME_STALE_MS) {
+    } else if (now - seen.mtimeMs < MTIME_STALE_MS) {
       return false;
     }
     const aside = `${lockDir}.taken-${process.pid}`;
@@ -152,7 +163,7 @@ async function takeOverDead(target: string): Promise<boolean> {
     await rename(lockDir, aside);
     const taken = await lockIdentity(aside);
     if (taken.dir !== seen.dir || taken.born !== seen.born) {
-      // Another waiter took the dead lock over first and this rename caught the lock made since: give it back.
+      // The judged lock was released and a new one made since: give it back.
       await rename(aside, lockDir).catch(() => undefined);
       return false;
     }
@@ -164,7 +175,17 @@ async function takeOverDead(target: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  } finally {
+    await rm(mutex, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** A takeover takes milliseconds: a `.takeover` folder older than this was left by a waiter killed mid-way. */
+const TAKEOVER_STALE_MS = 30_000;
+
+async function clearStaleTakeover(mutex: string): Promise<void> {
+  const info = await stat(mutex).catch(() => null);
+  if (info !== null && Date.now() - info.mtimeMs > TAKEOVER_STALE_MS) await rm(mutex, { recursive: true, force: true }).catch(() => undefined);
 }
 
 export function withWriteLock<T>(root: string, fn: (lock: WriteLock) => Promise<T>, options?: LockOptions): Promise<T> {

@@ -14,7 +14,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { indexUri, isRemote } from './location.js';
-import { manifestRowCount, readManifest, type Manifest } from './manifest.js';
+import { readManifestSummary, rowCounts, type ManifestSummary } from './manifest.js';
 import type { ReindexResult } from './result.js';
 import { CORE_FILE, sourceKind } from './sources.js';
 
@@ -33,7 +33,7 @@ export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant): Pr
   const started = performance.now();
   const uri = indexUri(ctx);
   if (isRemote(uri)) return null;
-  const m = await readManifest(ctx.root);
+  const m = await readManifestSummary(ctx.root);
   if (m === null || m.dirty || m.uri !== uri || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
   if (m.indexFiles === undefined || (want.verify && !m.verified)) return null;
   const [journal, tombstones, files, folder] = await Promise.all([readJournal(ctx.root), readTombstones(ctx.root), vaultFiles(ctx.root), indexFingerprint(uri)]);
@@ -51,21 +51,14 @@ export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant): Pr
 }
 
 /** What a pass that found nothing to do reports (the same figures as the full pass would). */
-function unchangedResult(m: Manifest, files: number, ms: number): ReindexResult {
-  const byKind = { fact: 0, page: 0, core: 0 };
-  for (const entry of Object.values(m.files)) {
-    for (const key of Object.keys(entry.rows)) {
-      if (key.startsWith('f:')) byKind.fact++;
-      else if (key.startsWith('c:')) byKind.core++;
-      else byKind.page++;
-    }
-  }
-  const rows = manifestRowCount(m);
+function unchangedResult(m: ManifestSummary, files: number, ms: number): ReindexResult {
+  const { facts, pages, core } = rowCounts(m);
+  const rows = facts + pages + core;
   return {
     rows,
-    facts: byKind.fact,
-    pages: byKind.page,
-    core: byKind.core,
+    facts,
+    pages,
+    core,
     added: 0,
     removed: 0,
     unchangedRows: rows,
@@ -77,7 +70,7 @@ function unchangedResult(m: Manifest, files: number, ms: number): ReindexResult 
 }
 
 /** The digest of every fact id the pages cite, as the indexer records it in `cited`. */
-export function citedDigest(m: Pick<Manifest, 'files'>, files: readonly string[]): string {
+export function citedDigest(m: Pick<ManifestSummary, 'files'>, files: readonly string[]): string {
   const cited = new Set<string>();
   for (const rel of files) for (const id of m.files[rel]?.cited ?? []) cited.add(id);
   return createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');

@@ -2,17 +2,25 @@
  * What the index holds, file by file: fingerprints and the hash of every row, kept beside the index.
  * It lets a reindex touch only what changed. `dirty` is set before the table is written and cleared
  * after, so a crash between the two leads to a rebuild instead of a silently stale index.
+ *
+ * On disk it is two files: the row hashes (`index-rows.json`, most of the bytes) and the rest with each
+ * file's row counts (`index-manifest.json`), which names the digest of the rows file it goes with. The
+ * freshness check before every search reads only the second (fresh.ts); a pass that indexes reads both.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeConfined } from '../vault/confined-write.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
+export const ROWS_FILE = '.vaultkeeper/index-rows.json';
 /**
  * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
- * is one `shown` column (store.ts). An older index is rebuilt.
+ * is one `shown` column (store.ts). An older index is rebuilt. 5: the row hashes live in their own file
+ * (a version 4 manifest, rows inline, is still read: its table is the same).
  */
-const VERSION = 4;
+const VERSION = 5;
+const ROWS_IN_MANIFEST = 4;
 
 export interface FileEntry {
   size: number;
@@ -46,51 +54,143 @@ export interface Manifest {
   files: Record<string, FileEntry>;
 }
 
+/** A file's entry without its row hashes: how many rows of each kind it projects. */
+export type FileSummary = Omit<FileEntry, 'rows'> & RowCounts;
+
+export interface RowCounts {
+  facts: number;
+  pages: number;
+  core: number;
+}
+
+/** The manifest as `index-manifest.json` holds it: no row hashes, and the digest of the rows file it goes with. */
+export type ManifestSummary = Omit<Manifest, 'files'> & { rows: string; files: Record<string, FileSummary> };
+
 export function emptyManifest(uri: string, embedder: string, dimensions: number | null): Manifest {
   return { version: VERSION, uri, embedder, dimensions, inputs: '', cited: '', dirty: false, writes: 0, files: {} };
 }
 
-/** The manifest, or null when it is missing or unreadable (either way: rebuild). */
-export async function readManifest(root: string): Promise<Manifest | null> {
+/** The manifest without row hashes, or null when it is missing, unreadable or of an older version. */
+export async function readManifestSummary(root: string): Promise<ManifestSummary | null> {
   try {
-    return asManifest(JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')));
+    return asSummary(JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')));
   } catch {
     return null;
   }
 }
 
-export async function writeManifest(root: string, manifest: Manifest): Promise<void> {
-  await writeConfined(root, MANIFEST_FILE, JSON.stringify(manifest));
+/** The whole manifest, or null when it is missing or unreadable, or its rows file is not the one it names (either way: rebuild). */
+export async function readManifest(root: string): Promise<Manifest | null> {
+  try {
+    const value: unknown = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8'));
+    if (isObject(value) && value.version === ROWS_IN_MANIFEST) return asManifest({ ...value, version: VERSION });
+    const summary = asSummary(value);
+    if (summary === null) return null;
+    const text = await readFile(path.join(root, ROWS_FILE), 'utf8');
+    if (digest(text) !== summary.rows) return null;
+    const rows: unknown = JSON.parse(text);
+    if (!isObject(rows)) return null;
+    const { rows: _digest, files, ...rest } = summary;
+    const manifest: Manifest = { ...rest, files: {} };
+    for (const [rel, entry] of Object.entries(files)) {
+      const { facts: _f, pages: _p, core: _c, ...kept } = entry;
+      const hashes = rows[rel];
+      if (!isObject(hashes) || !Object.values(hashes).every((hash) => typeof hash === 'string')) return null;
+      manifest.files[rel] = { ...kept, rows: hashes as Record<string, string> };
+    }
+    return manifest;
+  } catch {
+    return null;
+  }
 }
 
-export function manifestRowCount(manifest: Manifest): number {
-  let count = 0;
-  for (const entry of Object.values(manifest.files)) count += Object.keys(entry.rows).length;
-  return count;
+/** Writes the rows file, then the manifest that names it: a crash between the two leaves a manifest whose rows file does not match (a rebuild). */
+export async function writeManifest(root: string, manifest: Manifest): Promise<void> {
+  const rows: Record<string, Record<string, string>> = {};
+  const files: Record<string, FileSummary> = {};
+  for (const [rel, { rows: hashes, ...entry }] of Object.entries(manifest.files)) {
+    rows[rel] = hashes;
+    files[rel] = { ...entry, ...countRows(Object.keys(hashes)) };
+  }
+  const text = JSON.stringify(rows);
+  await writeConfined(root, ROWS_FILE, text);
+  const summary: ManifestSummary = { ...manifest, rows: digest(text), files };
+  await writeConfined(root, MANIFEST_FILE, JSON.stringify(summary));
+}
+
+export function manifestRowCount(manifest: Manifest | ManifestSummary): number {
+  const { facts, pages, core } = rowCounts(manifest);
+  return facts + pages + core;
+}
+
+/** Rows by kind, from the row keys (`f:` a fact, `c:` a core item, any other a page row). */
+export function rowCounts(manifest: Manifest | ManifestSummary): RowCounts {
+  const total: RowCounts = { facts: 0, pages: 0, core: 0 };
+  for (const entry of Object.values(manifest.files) as Array<FileEntry | FileSummary>) {
+    const counts = 'rows' in entry ? countRows(Object.keys(entry.rows)) : entry;
+    total.facts += counts.facts;
+    total.pages += counts.pages;
+    total.core += counts.core;
+  }
+  return total;
+}
+
+function countRows(keys: readonly string[]): RowCounts {
+  const counts: RowCounts = { facts: 0, pages: 0, core: 0 };
+  for (const key of keys) {
+    if (key.startsWith('f:')) counts.facts++;
+    else if (key.startsWith('c:')) counts.core++;
+    else counts.pages++;
+  }
+  return counts;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 /**
- * A checked manifest, or null. Read before every search, so a plain structural check rather than a schema
- * library: for a vault of thousands of files it costs a fraction of a millisecond instead of tens.
+ * A checked manifest, or null. Read before every indexing pass, so a plain structural check rather than
+ * a schema library: for a vault of thousands of files it costs a fraction of a millisecond instead of tens.
  */
 export function asManifest(value: unknown): Manifest | null {
-  if (!isObject(value)) return null;
+  if (!hasHeader(value)) return null;
   const m = value as Partial<Manifest> & Record<string, unknown>;
-  if (m.version !== VERSION || typeof m.uri !== 'string' || typeof m.embedder !== 'string' || typeof m.inputs !== 'string') return null;
-  if (!(m.dimensions === null || typeof m.dimensions === 'number') || typeof m.dirty !== 'boolean' || typeof m.writes !== 'number') return null;
-  if (m.cited !== undefined && typeof m.cited !== 'string') return null;
-  if ((m.indexFiles !== undefined && typeof m.indexFiles !== 'string') || (m.verified !== undefined && typeof m.verified !== 'boolean')) return null;
   if (!isObject(m.files)) return null;
   for (const entry of Object.values(m.files) as unknown[]) if (!isFileEntry(entry)) return null;
   return { ...(m as Manifest), cited: m.cited ?? '' };
 }
 
-function isFileEntry(value: unknown): value is FileEntry {
+function asSummary(value: unknown): ManifestSummary | null {
+  if (!hasHeader(value)) return null;
+  const m = value as Partial<ManifestSummary> & Record<string, unknown>;
+  if (typeof m.rows !== 'string' || !isObject(m.files)) return null;
+  for (const entry of Object.values(m.files) as unknown[]) if (!isFileSummary(entry)) return null;
+  return { ...(m as ManifestSummary), cited: m.cited ?? '' };
+}
+
+function hasHeader(value: unknown): boolean {
   if (!isObject(value)) return false;
-  const e = value as Record<string, unknown>;
-  if (typeof e.size !== 'number' || typeof e.mtimeMs !== 'number' || typeof e.fingerprint !== 'string' || !isObject(e.rows)) return false;
-  for (const hash of Object.values(e.rows)) if (typeof hash !== 'string') return false;
+  const m = value as Partial<Manifest> & Record<string, unknown>;
+  if (m.version !== VERSION || typeof m.uri !== 'string' || typeof m.embedder !== 'string' || typeof m.inputs !== 'string') return false;
+  if (!(m.dimensions === null || typeof m.dimensions === 'number') || typeof m.dirty !== 'boolean' || typeof m.writes !== 'number') return false;
+  if (m.cited !== undefined && typeof m.cited !== 'string') return false;
+  return (m.indexFiles === undefined || typeof m.indexFiles === 'string') && (m.verified === undefined || typeof m.verified === 'boolean');
+}
+
+function isFileBase(e: Record<string, unknown>): boolean {
+  if (typeof e.size !== 'number' || typeof e.mtimeMs !== 'number' || typeof e.fingerprint !== 'string') return false;
   return e.cited === undefined || (Array.isArray(e.cited) && e.cited.every((id) => typeof id === 'string'));
+}
+
+function isFileEntry(value: unknown): value is FileEntry {
+  if (!isObject(value) || !isFileBase(value) || !isObject(value.rows)) return false;
+  for (const hash of Object.values(value.rows)) if (typeof hash !== 'string') return false;
+  return true;
+}
+
+function isFileSummary(value: unknown): value is FileSummary {
+  return isObject(value) && isFileBase(value) && typeof value.facts === 'number' && typeof value.pages === 'number' && typeof value.core === 'number';
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

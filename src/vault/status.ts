@@ -8,7 +8,7 @@ import { localStamp } from '../core/clock.js';
 import { pendingDates } from '../dream/gate.js';
 import { readJournal } from '../dream/journal.js';
 import { readDreamState } from '../dream/state.js';
-import { manifestRowCount, readManifest } from '../indexer/manifest.js';
+import { readManifest, readManifestSummary, rowCounts } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { runningDaemon } from '../daemon/pidfile.js';
 import { readJobsState, type JobState } from '../daemon/jobs-state.js';
@@ -44,12 +44,12 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
   const tombstones = await readTombstones(ctx.root);
   const pending = await pendingDates(ctx.root, journal, localStamp(now, ctx.timeZone).date, tombstones);
   const state = await readDreamState(ctx.root);
-  const manifest = await readManifest(ctx.root);
+  // Counts only: the manifest without its row hashes, or (written by an older version) the whole of it.
+  const manifest = (await readManifestSummary(ctx.root)) ?? (await readManifest(ctx.root));
   let index: VaultStatus['index'] = null;
   if (manifest !== null) {
-    const kinds = { f: 0, p: 0, c: 0 };
-    for (const entry of Object.values(manifest.files)) for (const key of Object.keys(entry.rows)) kinds[key.charAt(0) as 'f' | 'p' | 'c']++;
-    index = { rows: manifestRowCount(manifest), facts: kinds.f, pages: kinds.p, core: kinds.c, embedder: manifest.embedder, dirty: manifest.dirty };
+    const { facts, pages, core } = rowCounts(manifest);
+    index = { rows: facts + pages + core, facts, pages, core, embedder: manifest.embedder, dirty: manifest.dirty };
   }
   // The daemon writes status.json after each tick; its PID file says whether it still runs (identity-checked).
   const daemonStatus = await readFile(path.join(ctx.root, '.vaultkeeper/status.json'), 'utf8')

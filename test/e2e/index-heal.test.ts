@@ -170,4 +170,21 @@ describe('a corrupt index heals', () => {
     expectNoStack(healed.stderr);
     await expect(runCli(['search', 'quarry', '--json'], { cwd: root })).resolves.toMatchObject({ code: 0, stderr: '' });
   }, 120_000);
+
+  it('rebuilds when the row hashes are not the ones the manifest names', async () => {
+    const root = await initVault(await tempDir());
+    expect((await runCli(['remember', 'The heron nests by the quarry lake'], { cwd: root })).code).toBe(0);
+    expect((await runCli(['reindex', '--json'], { cwd: root })).code).toBe(0);
+    // The freshness check reads only the manifest; a pass that must index reads the rows file and checks its digest.
+    await writeFile(path.join(root, '.vaultkeeper', 'index-rows.json'), '{}');
+    expect((await runCli(['remember', 'Aurora prefers green tea over coffee'], { cwd: root })).code).toBe(0);
+    const healed = await runCli(['reindex', '--json'], { cwd: root });
+    expect(healed.code, healed.stderr).toBe(0);
+    expect(JSON.parse(healed.stdout)).toMatchObject({ facts: 2, rebuilt: expect.stringMatching(/manifest is missing or unreadable/) });
+    expect(healed.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    const found = await runCli(['search', 'heron', '--json'], { cwd: root });
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stderr).toBe('');
+    expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results[0]?.text).toMatch(/heron nests/);
+  }, 120_000);
 });

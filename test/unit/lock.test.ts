@@ -75,4 +75,42 @@ describe('the write lock', () => {
     const release = await acquireLock(root, 'write', { waitMs: 0 });
     await release();
   });
+
+  it('lets one waiter at a time take a dead lock over: a takeover in progress is waited for, one left by a killed waiter is cleared after 30 s', async () => {
+    const root = await tempDir();
+    const { pid, started } = await deadProcess();
+    const dir = path.join(root, LOCKS, 'write.lock');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: (await stat(dir)).ino }));
+    const takeover = path.join(root, LOCKS, 'write.takeover');
+    await mkdir(takeover);
+    await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    await age(takeover, 31);
+    const release = await acquireLock(root, 'write', { waitMs: 2_000 });
+    await expect(stat(takeover)).rejects.toMatchObject({ code: 'ENOENT' });
+    await release();
+  });
+
+  it('never has two holders when many waiters find a dead lock at once', async () => {
+    const root = await tempDir();
+    const { pid, started } = await deadProcess();
+    for (let round = 0; round < 5; round++) {
+      const dir = path.join(root, LOCKS, 'write.lock');
+      await mkdir(dir, { recursive: true });
+      const { ino, birthtimeNs } = await stat(dir, { bigint: true });
+      await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: Number(ino), born: String(birthtimeNs) }));
+      let holders = 0;
+      let most = 0;
+      await Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const release = await acquireLock(root, 'write', { waitMs: 20_000 });
+          most = Math.max(most, ++holders);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          holders--;
+          await release();
+        }),
+      );
+      expect(most, `round ${round}`).toBe(1);
+    }
+  }, 60_000);
 });
