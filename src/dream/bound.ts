@@ -3,8 +3,8 @@
  * part pages by period (`Moments 2023-05.md`, then by day, then numbered when one day alone is too
  * long), and the page becomes a hub that keeps its lead (current values, commitments, conflicts,
  * history) and links its parts under `## Parts`; notes and mentions that later reach a hub go on to the
- * part of their period, and on a hub of numbered parts to its last part, or a new one when that is
- * full. Only pages with a `type` (the dream's own) split; lines a person wrote without citations stay
+ * part of their period at the level its parts were split at (a hub of day parts to the day's part), and on
+ * a hub of numbered parts to its last part, or a new one when that is full. Only pages with a `type` (the dream's own) split; lines a person wrote without citations stay
  * where they are.
  */
 import path from 'node:path';
@@ -34,9 +34,24 @@ export function boundPages(pages: Map<string, Page>): void {
   for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
     if (!page.changed() || page.property('type') === null) continue;
     // New notes on a hub go to the part of their period, so the hub keeps only its lead.
-    if (isHub(page)) split(pages, page, levelOf(page), true);
+    if (isHub(page)) split(pages, page, partsLevel(page) ?? levelOf(page), true);
     else if (tooLong(page)) split(pages, page, levelOf(page), false);
   }
+}
+
+/**
+ * The level a hub's parts were split at, by their titles: a page whose one month was too long has day
+ * parts, one whose one day was too long numbered parts; later notes go to parts of the same level.
+ */
+function partsLevel(hub: Page): Level | null {
+  const base = escapeRe(hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, ''));
+  const titles = hub.sectionLines('Parts').map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1] ?? '');
+  const levels: Array<[Level, RegExp]> = [
+    ['month', new RegExp(`^${base} \\d{4}-\\d{2}$`)],
+    ['day', new RegExp(`^${base} \\d{4}-\\d{2}-\\d{2}$`)],
+    ['chunk', new RegExp(`^${escapeRe(hub.title)} \\(\\d+\\)$`)],
+  ];
+  return levels.find(([, re]) => titles.some((t) => re.test(t)))?.[0] ?? null;
 }
 
 function periodOf(line: string, level: Level, ordinal: number): string {
@@ -71,7 +86,7 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
     for (const { section, line } of lines) part.append(section, line);
     hub.link('Parts', title);
-    if (isHub(part)) split(pages, part, finer(level), true);
+    if (isHub(part)) split(pages, part, partsLevel(part) ?? finer(level), true);
     else if (tooLong(part)) split(pages, part, finer(level), false);
   }
 }

@@ -76,3 +76,14 @@ export function passesFilters(text: string, query: ParsedQuery): boolean {
   const padded = ` ${normalizeText(text)} `;
   return query.phrases.every((p) => padded.includes(` ${p} `)) && !query.excluded.some((x) => padded.includes(` ${x} `));
 }
+
+/**
+ * The share of the query's ranking terms that stand in `text` as whole words (after normalizing; no
+ * stemming), 0–1: a coordination factor, so a row saying the question's words itself ranks above one
+ * found only by its neighbours' (its context field).
+ */
+export function termCoverage(text: string, query: ParsedQuery): number {
+  if (query.terms.length === 0) return 0;
+  const words = new Set(normalizeText(text).split(' '));
+  return query.terms.filter((term) => words.has(term)).length / query.terms.length;
+}

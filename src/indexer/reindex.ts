@@ -43,6 +43,12 @@ export interface ReindexOptions {
    * fails, and the vault rebuilds then, so every search does not pay for the probe.
    */
   verify?: boolean;
+  /**
+   * Fold rows written since the last compaction into the full-text index, which LanceDB otherwise searches
+   * flat (a few ms per query after a handful of updates, docs/benchmarks.md). The warm daemon asks for it
+   * once idle after a watcher pass; a CLI run leaves it to the maintenance policy, so a remember stays quick.
+   */
+  foldIn?: boolean;
 }
 
 export type { FileCounts, ReindexResult } from './result.js';
@@ -242,6 +248,15 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       } catch (error) {
         throw indexError('be written', error);
       }
+    }
+    if (options.foldIn && next.writes > 0 && (await store.unindexedRows()) > 0) {
+      try {
+        await store.optimize();
+      } catch (error) {
+        throw indexError('be compacted', error);
+      }
+      next.writes = 0;
+      touched = true;
     }
     failpoint('reindex:before-manifest');
     next.dirty = false;

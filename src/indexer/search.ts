@@ -11,7 +11,7 @@ import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
-import { parseQuery, passesFilters } from './query.js';
+import { parseQuery, passesFilters, termCoverage, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 import { inLineOrder, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
@@ -34,6 +34,11 @@ const RECENCY_HALF_LIFE_DAYS = 90;
  * text's own words. Measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
  */
 export const CONTEXT_WEIGHT = 0.85;
+/**
+ * A row whose own text holds all of the query's words scores this much more than one holding none of them
+ * (in proportion between): measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
+ */
+const COVERAGE_WEIGHT = 0.05;
 /** The BM25 score that maps to 0.5: a full-text score s becomes s / (s + TEXT_HALF_SCORE), in 0–1 (about 0.3 for one word in a vault of a few facts, 0.7–0.9 for a question's rarer words in thousands). */
 const TEXT_HALF_SCORE = 4;
 
@@ -142,6 +147,7 @@ export async function search(
     vectorWeight: embedder === null ? 0 : vectorWeight(options),
     similarityFloor: floor,
     now: options.now ?? new Date(),
+    query: parsed,
   });
   const current = await supersede(store, scored, where);
   const results = bound(rank(toUnits(current)), k, options).map(toResult);
@@ -167,13 +173,13 @@ function vectorWeight(options: SearchOptions): number {
 
 /**
  * One score from 0 to 1 per hit: the full-text score squashed as s / (s + TEXT_HALF_SCORE), the vector
- * similarity rescaled from its noise floor to 1, averaged by weight; then a page's History
- * at half weight and a fact's age as a small discount.
+ * similarity rescaled from its noise floor to 1, averaged by weight; then up to 5% less for a row whose own
+ * text lacks the query's words, a page's History at half weight and a fact's age as a small discount.
  */
 export function fuse(
   textHits: readonly Hit[],
   vectorHits: readonly Hit[],
-  options: { vectorWeight: number; similarityFloor: number; now: Date },
+  options: { vectorWeight: number; similarityFloor: number; now: Date; query: ParsedQuery },
 ): Scored[] {
   const byKey = new Map<string, { hit: Hit; text: number; vector: number }>();
   for (const hit of textHits) byKey.set(hit.key, { hit, text: hit.raw / (hit.raw + TEXT_HALF_SCORE), vector: 0 });
@@ -186,6 +192,7 @@ export function fuse(
   const today = options.now.getTime();
   return [...byKey.values()].map(({ hit, text, vector }) => {
     let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
+    score *= (1 + COVERAGE_WEIGHT * termCoverage(hit.text, options.query)) / (1 + COVERAGE_WEIGHT);
     // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
     if (hit.kind !== 'fact' && /(^|> )History( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;

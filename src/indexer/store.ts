@@ -27,7 +27,7 @@ const HIT_FIELDS = [
 
 /**
  * A hit's fields, and the archived flag, kept together as one JSON array in the `shown` column: LanceDB
- * reads each selected column of each hit separately, and one column costs a fraction of eighteen
+ * reads each selected column of each hit separately, and one column costs a fraction of seventeen
  * (docs/benchmarks.md). Filters and lookups read the real columns; fields only shown have no column.
  */
 const SHOWN_FIELDS = [...HIT_FIELDS, 'archived'] as const;

@@ -139,7 +139,8 @@ export class Vault {
 
   async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
     const embedder = await this.loadEmbedder(options.onNote);
-    if (!(options.clear ?? false)) {
+    // A fold-in is asked for when nothing changed since the last pass: it goes past the check to the table.
+    if (!(options.clear ?? false) && !(options.foldIn ?? false)) {
       // Nothing changed (the common case before a search): answered without the lock, LanceDB or the parser.
       const { unchangedIndex } = await import('../indexer/fresh.js');
       const same = await unchangedIndex(this.ctx, { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: options.verify ?? false });

@@ -260,6 +260,36 @@ describe('bounded pages', { timeout: 240_000 }, () => {
   }, 300_000);
 });
 
+describe('bounded pages: a day split into numbered parts', { timeout: 240_000 }, () => {
+  it('sends a note written later into that day on to its last numbered part, not onto a hub or a new month part', async () => {
+    const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    const turn = (n: number): string => `Caroline: turn ${n}, talking at length about the long walk by the river, the garden that needs weeding, and the books we keep meaning to read`;
+    await vault.remember(Array.from({ length: 100 }, (_, n) => ({ text: turn(n), category: 'moment' as never, tags: [] })), { source: 'test', now: new Date('2026-01-05T10:00:00Z') });
+    await vault.remember([0, 1, 2].map((n) => ({ text: `Caroline: the next day, note ${n}`, category: 'moment' as never, tags: [] })), { source: 'test', now: new Date('2026-01-06T10:00:00Z') });
+    const first = await vault.dream({ force: true, offline: true, now: new Date('2026-01-10T06:00:00Z') });
+    expect(first.status, first.reason).toBe('ok');
+    const before = (await listWikiPages(vault.root)).filter((r) => r.startsWith('3_Personal/')).sort();
+    expect(before).toEqual(expect.arrayContaining(['3_Personal/Caroline.md', '3_Personal/Caroline 2026-01-05.md', '3_Personal/Caroline 2026-01-05 (2).md', '3_Personal/Caroline 2026-01-06.md']));
+
+    // A fact written into 2026-01-05 after that day was dreamed: pending for the next dream.
+    await vault.remember([{ text: 'Caroline: one more turn, remembered late', category: 'moment' as never, tags: [] }], { source: 'test', now: new Date('2026-01-05T20:00:00Z') });
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-01-11T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const after = (await listWikiPages(vault.root)).filter((r) => r.startsWith('3_Personal/')).sort();
+    const holding = [];
+    for (const rel of after) if ((await read(vault, rel)).includes('one more turn, remembered late')) holding.push(rel);
+    expect(holding).toHaveLength(1);
+    expect(holding[0]).toMatch(/^3_Personal\/Caroline 2026-01-05 \(\d+\)\.md$/);
+    expect(after.filter((r) => !before.includes(r)).every((r) => /Caroline 2026-01-05 \(\d+\)\.md$/.test(r))).toBe(true); // no month part, no other page
+    for (const hub of ['3_Personal/Caroline.md', '3_Personal/Caroline 2026-01-05.md']) expect(await read(vault, hub)).not.toContain('## Notes');
+    for (const rel of after) {
+      const text = await read(vault, rel);
+      expect(Buffer.byteLength(text), rel).toBeLessThanOrEqual(16 * 1024);
+      expect(text.split('\n').length, rel).toBeLessThanOrEqual(200);
+    }
+  }, 300_000);
+});
+
 describe('pages that read well', { timeout: 240_000 }, () => {
   // Fourteen things about Alice over three months, and Grace Kim named three times, always beside her.
   const ALICE: Input[] = [

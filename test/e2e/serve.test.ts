@@ -6,6 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { IndexStore } from '../../src/indexer/store.js';
 import { CLI, runCli, runJson, type CliResult } from '../helpers/cli.js';
 import { useTempDir } from '../helpers/tmp.js';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -131,6 +132,15 @@ describe('vaultkeeper serve', { timeout: 120_000 }, () => {
     } while (!(served.stdout.includes('coffee grinder') && served.stderr.includes('answered by the daemon')) && Date.now() < deadline);
     expect(served.stderr).toContain('answered by the daemon');
     expect(served.stdout).toContain('Bought a coffee grinder');
+    // Once quiet, the rows the watcher wrote are folded into the full-text index (searched flat until then).
+    let unindexed = -1;
+    while (Date.now() < deadline + 30_000) {
+      const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
+      unindexed = await store.unindexedRows().finally(() => store.close());
+      if (unindexed === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(unindexed).toBe(0);
 
     child.kill('SIGINT');
     expect((await exited).code).toBe(0);

@@ -69,4 +69,18 @@ describe('boundPages on a hub of numbered parts', () => {
     expect(hub.text()).not.toContain('## Mentions');
     expect(pages.get(`3_Personal/Caroline ${DAY} (3).md`)!.text()).toMatch(/## Mentions\n\n- Lunch with Caroline in Berlin \(see \[\[Melanie\]\]\)/);
   });
+
+  it("sends a later note of a day on from the top hub, through the day's hub, to its last numbered part: no month part beside the day parts", () => {
+    const pages = dayHub(5);
+    const top = new Page('3_Personal/Caroline.md', [...front('Caroline'), '## Parts', '', `- [[Caroline ${DAY}]]`, '- [[Caroline 2026-01-06]]'], false, '');
+    const nextDay = new Page('3_Personal/Caroline 2026-01-06.md', [...front('Caroline 2026-01-06', ['part_of: "[[Caroline]]"']), '## Notes', '', '- Caroline: hello [[2026-01-06#^f-aaaaaaaaaa]]'], false, '');
+    for (const p of [top, nextDay]) pages.set(p.rel, p);
+    top.append('Notes', note(700));
+    top.append('Notes', '- Caroline: see you tomorrow [[2026-01-06#^f-bbbbbbbbbb]]');
+    boundPages(pages);
+    expect(top.text()).not.toContain('## Notes');
+    expect(pages.get(`3_Personal/Caroline ${DAY} (3).md`)!.text()).toContain('turn 700');
+    expect(nextDay.text()).toContain('see you tomorrow');
+    expect([...pages.keys()].sort()).toEqual(['3_Personal/Caroline 2026-01-05 (2).md', '3_Personal/Caroline 2026-01-05 (3).md', '3_Personal/Caroline 2026-01-05.md', '3_Personal/Caroline 2026-01-06.md', '3_Personal/Caroline.md']);
+  });
 });
