@@ -30,6 +30,15 @@ async function deadProcess(): Promise<{ pid: number; started: string }> {
   return { pid, started };
 }
 
+/** A lock folder whose owner record names a dead process, as a holder killed with -9 leaves it. */
+async function deadHolderLock(root: string): Promise<void> {
+  const { pid, started } = await deadProcess();
+  const dir = path.join(root, LOCKS, 'write.lock');
+  await mkdir(dir, { recursive: true });
+  const { ino, birthtimeNs } = await stat(dir, { bigint: true });
+  await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: Number(ino), born: String(birthtimeNs) }));
+}
+
 describe('the write lock', () => {
   const tempDir = useTempDir();
 
@@ -45,10 +54,7 @@ describe('the write lock', () => {
 
   it('takes over a dead holder at once', async () => {
     const root = await tempDir();
-    const { pid, started } = await deadProcess();
-    const dir = path.join(root, LOCKS, 'write.lock');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: (await stat(dir)).ino }));
+    await deadHolderLock(root);
     const release = await acquireLock(root, 'write', { waitMs: 0 });
     await release();
   });
@@ -78,10 +84,7 @@ describe('the write lock', () => {
 
   it('lets one waiter at a time take a dead lock over: a takeover in progress is waited for, one left by a killed waiter is cleared after 30 s', async () => {
     const root = await tempDir();
-    const { pid, started } = await deadProcess();
-    const dir = path.join(root, LOCKS, 'write.lock');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: (await stat(dir)).ino }));
+    await deadHolderLock(root);
     const takeover = path.join(root, LOCKS, 'write.takeover');
     await mkdir(takeover);
     await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
@@ -93,12 +96,8 @@ describe('the write lock', () => {
 
   it('never has two holders when many waiters find a dead lock at once', async () => {
     const root = await tempDir();
-    const { pid, started } = await deadProcess();
     for (let round = 0; round < 5; round++) {
-      const dir = path.join(root, LOCKS, 'write.lock');
-      await mkdir(dir, { recursive: true });
-      const { ino, birthtimeNs } = await stat(dir, { bigint: true });
-      await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify({ pid, started, dir: Number(ino), born: String(birthtimeNs) }));
+      await deadHolderLock(root);
       let holders = 0;
       let most = 0;
       await Promise.all(
