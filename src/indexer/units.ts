@@ -4,7 +4,7 @@
  * statements of one month in conversation order, so the lines a question needs often stand in one
  * section: one unit covers them for about the characters of its best lines, and k bounds the read.
  */
-import { withoutCitations } from '../text/citations.js';
+import { withoutCitations } from '../text/citation.js';
 import type { Hit } from './store.js';
 
 export interface Scored {
