@@ -141,12 +141,16 @@ export class IndexStore {
       this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
       await this.table.add(data);
       const { Index } = await lance();
-      await this.table.createIndex('key', { config: Index.btree() });
-      await this.table.createIndex('path', { config: Index.btree() });
+      const table = this.table;
       // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
-      // later rows are searched until the next optimize.
-      await this.table.createIndex('content', { config: Index.fts(FTS_OPTIONS) });
-      await this.table.createIndex('context', { config: Index.fts(FTS_OPTIONS) });
+      // later rows are searched until the next optimize. Built side by side: each build leaves a core idle
+      // much of the time, and LanceDB commits indices of different columns without conflict (docs/benchmarks.md).
+      await Promise.all([
+        table.createIndex('key', { config: Index.btree() }),
+        table.createIndex('path', { config: Index.btree() }),
+        table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
+        table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
+      ]);
       return;
     }
     await this.table.add(data);
