@@ -8,7 +8,7 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { recordsTable } from './arrow-rows.js';
+import { columnsTable } from './arrow-rows.js';
 import type { IndexRow } from './rows.js';
 
 const TABLE = 'rows';
@@ -136,7 +136,7 @@ export class IndexStore {
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
     const arrow = arrowModule();
-    const data = recordsTable(arrow, schema(arrow, this.dimensions), rows.map((row) => toRecord(row, this.dimensions)));
+    const data = columnsTable(arrow, schema(arrow, this.dimensions), rows.length, columnsOf(rows, this.dimensions));
     if (this.table === null) {
       this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
       await this.table.add(data);
@@ -346,16 +346,18 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
   return new Schema(fields);
 }
 
-function toRecord(row: StoredRow, dimensions: number | null): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (const column of COLUMNS) record[column] = row[column];
-  record.shown = JSON.stringify(SHOWN_FIELDS.map((field) => row[field]));
-  if (dimensions === null) return record;
-  if (row.vector === undefined || row.vector.length !== dimensions) {
-    throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
-  }
-  record.vector = row.vector;
-  return record;
+/** The values of each column of the table for these rows, by column name; read column by column, no object per row. */
+function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name: string) => readonly unknown[] {
+  return (name) => {
+    if (name === 'shown') return rows.map((row) => JSON.stringify(SHOWN_FIELDS.map((field) => row[field])));
+    if (name !== 'vector') return rows.map((row) => row[name as (typeof COLUMNS)[number]]);
+    return rows.map((row) => {
+      if (row.vector === undefined || row.vector.length !== dimensions) {
+        throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
+      }
+      return row.vector;
+    });
+  };
 }
 
 /** Hits from the `shown` column and the score column of a query's Arrow result. */
