@@ -12,41 +12,20 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dueOf } from '#src/dream/commitments.js';
 import { renderMemory } from '#src/dream/memory.js';
-import { listLogDates, readLog } from '#src/logs/factlog.js';
 import { listWikiPages } from '#src/pages/discover.js';
-import { initVault } from '#src/vault/init.js';
-import { openVault, type Vault } from '#src/vault/vault.js';
+import type { Vault } from '#src/vault/vault.js';
+import { dreamOffline, loggedFactIds, openCorpusVault, rememberDay, type DreamRuns } from './corpus-vault.js';
 import { measurePages } from './page-metrics.js';
-import { generatePeopleCorpus } from './people-corpus.js';
 import { BENCHMARKS_DOC, print, progress, writeSection } from './report.js';
 import { machineInfo, markdownTable } from './stats.js';
-import { cleanEnv, setEmbedder } from './vaults.js';
+import { cleanEnv } from './vaults.js';
 
 const DAY_MS = 86_400_000;
 const dayAfter = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 const at = (date: string): Date => new Date(`${date}T06:00:00Z`);
 
 /** Dreams until nothing is pending before `today`; returns the runs and the pages they archived. */
-async function dreamUntil(vault: Vault, today: string): Promise<{ runs: number; failed: number; archived: number; ms: number }> {
-  let runs = 0;
-  let failed = 0;
-  let archived = 0;
-  const started = performance.now();
-  for (let i = 0; i < 50; i++) {
-    const result = await vault.dream({ force: true, offline: true, now: new Date(at(today).getTime() + i * 60_000) });
-    if (result.status === 'noop') break;
-    runs++;
-    if (result.status !== 'ok') failed++;
-    archived += result.pages.archived.length;
-  }
-  return { runs, failed, archived, ms: Math.round(performance.now() - started) };
-}
-
-async function allFactIds(root: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (const date of await listLogDates(root)) ids.push(...(await readLog(root, date)).facts.map((f) => f.id));
-  return ids;
-}
+const dreamUntil = (vault: Vault, today: string): Promise<DreamRuns> => dreamOffline(vault, at(today), 50);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'no-write': { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } } });
@@ -54,21 +33,12 @@ async function main(): Promise<void> {
   const env = cleanEnv();
   const lines: string[] = [];
   try {
-    const corpus = generatePeopleCorpus({ seed: 20260105, days: 150 });
-    const root = path.join(base, 'corpus');
-    await initVault(root);
-    await setEmbedder(root, 'none');
-    const vault = await openVault({ vault: root, env });
-    const byDate = new Map<string, typeof corpus.facts>();
-    for (const f of corpus.facts) byDate.set(f.date, [...(byDate.get(f.date) ?? []), f]);
-    const dates = [...byDate.keys()].sort();
+    const { root, vault, corpus, days } = await openCorpusVault(base, env);
+    const dates = days.map(([date]) => date);
     let runs = 0;
     let failed = 0;
-    for (const [index, date] of dates.entries()) {
-      await vault.remember(
-        byDate.get(date)!.map((f) => ({ text: f.text, category: f.category as never, tags: f.tags })),
-        { source: 'bench', now: new Date(`${date}T12:00:00Z`) },
-      );
+    for (const [index, [date, facts]] of days.entries()) {
+      await rememberDay(vault, date, facts);
       // Every 14 days the dream runs on the corpus's own clock, as a daemon would.
       if (index % 14 === 13 || index === dates.length - 1) {
         const run = await dreamUntil(vault, dayAfter(date, 1));
@@ -117,7 +87,7 @@ async function main(): Promise<void> {
       const now = await livePages();
       rows.push([date, String(run.runs), String(run.archived), String(now.live), String(now.archived), `${run.ms} ms`]);
     }
-    const metrics = await measurePages(root, { names: corpus.expectedPages, factIds: await allFactIds(root) });
+    const metrics = await measurePages(root, { names: corpus.expectedPages, factIds: await loggedFactIds(root) });
     const table = markdownTable([['dreamed on', 'runs', 'archived', 'live pages', 'archived pages', 'run time'], ...rows]);
     lines.push(
       '',

@@ -11,35 +11,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { listLogDates, readLog } from '#src/logs/factlog.js';
-import { openVault, type Vault } from '#src/vault/vault.js';
-import { initVault } from '#src/vault/init.js';
+import { openVault } from '#src/vault/vault.js';
+import { dreamOffline, loggedFactIds, openCorpusVault, rememberDay } from './corpus-vault.js';
 import { loadConversation, readLocomo } from './locomo.js';
 import { measurePages, type PageMetrics } from './page-metrics.js';
-import { generatePeopleCorpus } from './people-corpus.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { machineInfo, markdownTable } from './stats.js';
 import { cleanEnv, setEmbedder } from './vaults.js';
 
 const NOW = new Date('2030-01-01T06:00:00Z');
-
-async function dreamAll(vault: Vault): Promise<{ runs: number; failed: number }> {
-  let runs = 0;
-  let failed = 0;
-  for (let i = 0; i < 200; i++) {
-    const result = await vault.dream({ force: true, offline: true, now: new Date(NOW.getTime() + i * 60_000) });
-    if (result.status === 'noop') break;
-    runs++;
-    if (result.status !== 'ok') failed++;
-  }
-  return { runs, failed };
-}
-
-async function allFactIds(root: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (const date of await listLogDates(root)) ids.push(...(await readLog(root, date)).facts.map((f) => f.id));
-  return ids;
-}
 
 interface Row {
   name: string;
@@ -63,22 +43,11 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     // The generated corpus, remembered day by day as an agent would.
-    const corpus = generatePeopleCorpus({ seed: 20260105, days: 150 });
-    const root = path.join(base, 'corpus');
-    await initVault(root);
-    await setEmbedder(root, 'none');
-    const vault = await openVault({ vault: root, env });
-    const byDate = new Map<string, typeof corpus.facts>();
-    for (const f of corpus.facts) byDate.set(f.date, [...(byDate.get(f.date) ?? []), f]);
-    for (const [date, facts] of byDate) {
-      await vault.remember(
-        facts.map((f) => ({ text: f.text, category: f.category as never, tags: f.tags })),
-        { source: 'bench', now: new Date(`${date}T12:00:00Z`) },
-      );
-    }
+    const { root, vault, corpus, days } = await openCorpusVault(base, env);
+    for (const [date, facts] of days) await rememberDay(vault, date, facts);
     progress(`bench:dream: corpus of ${corpus.facts.length} facts; dreaming`);
-    const dreamt = await dreamAll(vault);
-    rows.push({ name: 'generated corpus', facts: corpus.facts.length, ...dreamt, metrics: await measurePages(root, { names: corpus.expectedPages, factIds: await allFactIds(root) }) });
+    const { runs, failed } = await dreamOffline(vault, NOW, 200);
+    rows.push({ name: 'generated corpus', facts: corpus.facts.length, runs, failed, metrics: await measurePages(root, { names: corpus.expectedPages, factIds: await loggedFactIds(root) }) });
     await vault.close();
 
     const conversations = Number(values.conversations) === 0 ? [] : (await readLocomo(values.data)).slice(0, Number(values.conversations));
@@ -89,8 +58,8 @@ async function main(): Promise<void> {
       const cvault = await openVault({ vault: croot, env });
       progress(`bench:dream: ${conv.sampleId}: ${loaded.turns} turns; dreaming`);
       const speakers = [...new Set(conv.sessions.flatMap((s) => s.turns.map((t) => t.speaker)))].sort();
-      const run = await dreamAll(cvault);
-      rows.push({ name: conv.sampleId, facts: loaded.turns, ...run, metrics: await measurePages(croot, { names: speakers, factIds: await allFactIds(croot) }) });
+      const { runs, failed } = await dreamOffline(cvault, NOW, 200);
+      rows.push({ name: conv.sampleId, facts: loaded.turns, runs, failed, metrics: await measurePages(croot, { names: speakers, factIds: await loggedFactIds(croot) }) });
       await cvault.close();
     }
   } finally {

@@ -21,6 +21,7 @@ import { confinedPath } from '../vault/confine.js';
 import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
 import { ownerOf } from './ownership.js';
+import { citedDates, citedIds } from '../text/citation.js';
 
 export interface ArchiveInput {
   /** The scratch worktree the run writes in. */
@@ -44,7 +45,6 @@ export interface ArchivedPage {
   lastActive: string;
 }
 
-const CITED_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 const DAY_MS = 86_400_000;
 
 /** The day `days` before `date` (both YYYY-MM-DD). */
@@ -67,10 +67,10 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     // A page linked in (a symlink) is read, never moved or rewritten (DESIGN §9).
     if (!(await lstat(abs)).isFile()) continue;
     const text = await readFile(abs, 'utf8');
-    const cites = [...text.matchAll(CITED_DATE_RE)];
-    if (cites.length === 0 || stillDue(text, today)) continue;
-    let last = cites.reduce((max, m) => (m[1]! > max ? m[1]! : max), '');
-    last = [recalled.get(rel), ...cites.map((m) => recalled.get(m[2]!))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
+    const dates = citedDates(text);
+    if (dates.length === 0 || stillDue(text, today)) continue;
+    let last = dates.reduce((max, d) => (d > max ? d : max), '');
+    last = [recalled.get(rel), ...citedIds(text).map((id) => recalled.get(id))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
     if (last < since) cold.push({ rel, last });
   }
   const histories = await pathHistories(input.tree, cold.map((c) => c.rel));

@@ -8,7 +8,8 @@
  * where they are.
  */
 import path from 'node:path';
-import { citedIds, isItem, Page, type Section } from './page.js';
+import { isItem, Page, type Section } from './page.js';
+import { citedDates, citedIds } from '../text/citation.js';
 
 /** Split below the stated bound, so a part that grows by one batch still stays under it. */
 export const MAX_PAGE_BYTES = 16 * 1024;
@@ -55,7 +56,7 @@ function partsLevel(hub: Page): Level | null {
 }
 
 function periodOf(line: string, level: Level, ordinal: number): string {
-  const date = /\[\[(\d{4}-\d{2}-\d{2})#\^/.exec(line)?.[1] ?? '0000-00-00';
+  const date = citedDates(line)[0] ?? '0000-00-00';
   if (level === 'month') return date.slice(0, 7);
   if (level === 'day') return date;
   return String(Math.floor(ordinal / 60) + 2);

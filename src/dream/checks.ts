@@ -13,6 +13,7 @@ import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, archiveName, isGeneratedPage } from '../vault/layout.js';
 import { pageOwners } from './ownership.js';
+import { citedIds as idsCitedBy } from '../text/citation.js';
 
 
 /** `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts. */
@@ -145,9 +146,7 @@ export async function personLinesKept(
   return null;
 }
 
-const CITED_ID_RE = /\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g;
-
 function citesOnlyForgotten(line: string, tombstones: TombstoneSet): boolean {
-  const ids = [...line.matchAll(CITED_ID_RE)].map((m) => m[1]!);
+  const ids = idsCitedBy(line);
   return ids.length > 0 && ids.every((id) => tombstones.hasId(id));
 }

@@ -10,7 +10,8 @@
  */
 import type { Fact } from '../logs/factlog.js';
 import { cite } from './generate.js';
-import { CITATION_RE, citations, itemBody, subjectOf, type Keyed, type Page } from './page.js';
+import { citationsIn, withoutCitations } from '../text/citation.js';
+import { itemBody, subjectOf, type Keyed, type Page } from './page.js';
 import type { Conflict } from './consolidator.js';
 
 const LINE_RE = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*: "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+) or "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+), both on (\d{4}-\d{2}-\d{2})/;
@@ -19,8 +20,8 @@ const oneLine = (text: string): string => text.replace(/\s+/g, ' ').replace(/"/g
 
 /** Puts the conflict on the page (the earlier line has left Current) and returns it for the review page. */
 export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Keyed): Conflict {
-  const before = subjectOf(itemBody(earlier).replace(CITATION_RE, ''))?.value ?? '';
-  const earlierCites = citations(earlier);
+  const before = subjectOf(withoutCitations(itemBody(earlier)))?.value ?? '';
+  const earlierCites = citationsIn(earlier);
   page.append('Conflicts', `- [ ] **${oneLine(keyed.subject)}**: "${oneLine(before)}" ${earlierCites.join(' ')} or "${oneLine(keyed.value)}" ${cite(fact)}, both on ${fact.date}`);
   return {
     subject: keyed.subject,

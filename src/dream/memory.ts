@@ -20,6 +20,7 @@ import { normalizeText } from '../text/normalize.js';
 import { confinedPath } from '../vault/confine.js';
 import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
+import { citedIds, withoutCitations } from '../text/citation.js';
 
 type Kind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
 
@@ -46,7 +47,6 @@ const HEALTH_RE =
   /\b(?:allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|c(?:o)?eliac|gluten|lactose|medication\w*|prescri(?:bed|ption)\w*|insulin|epipen|blood type|vegan|vegetarian|pescatarian|migraines?)\b/i;
 const HEALTH_TAGS = new Set(['health', 'allergy', 'allergies', 'medical', 'diet']);
 const RECALLED_SHOWN = 5;
-const CITATION_RE = /\s*\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)(?:\|[^\]]*)?\]\]/g;
 
 interface Item {
   kind: Kind;
@@ -91,14 +91,14 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
       if (chunk.headingPath.some((h) => NOT_CURRENT.has(h))) continue;
       for (const line of chunk.text.split('\n')) {
         if (!/^- (?!\[[ xX]\] )\S/.test(line)) continue;
-        const ids = [...line.matchAll(CITATION_RE)].map((m) => m[1]!);
+        const ids = citedIds(line);
         const kind = kindOf(line, chunk.headingPath, ids.map((id) => facts.get(id)).filter((f) => f !== undefined));
         if (kind === null || (archived && kind !== 'health')) continue;
         const due = dueOf(line);
         if (kind === 'commitment' && due !== null && due < options.today) continue;
         const dates = ids.map((id) => facts.get(id)?.date ?? '').sort();
         const hits = ids.reduce((n, id) => n + (recall.facts.get(id) ?? 0), recall.pages.get(rel) ?? 0);
-        items.push({ kind, text: line.slice(2).replace(CITATION_RE, '').trim(), rel, date: dates.at(-1) ?? '', due: kind === 'commitment' ? due ?? '' : '', recall: hits });
+        items.push({ kind, text: withoutCitations(line.slice(2)).trim(), rel, date: dates.at(-1) ?? '', due: kind === 'commitment' ? due ?? '' : '', recall: hits });
       }
     }
   }
@@ -149,7 +149,7 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
 const byDue = (a: string, b: string): number => (a === b ? 0 : a === '' ? 1 : b === '' ? -1 : a.localeCompare(b));
 
 function kindOf(line: string, headingPath: readonly string[], facts: ReadonlyArray<{ category: Category; tags: string[] }>): Kind | null {
-  const text = line.replace(CITATION_RE, '');
+  const text = withoutCitations(line);
   if (HEALTH_RE.test(text) || facts.some((f) => f.tags.some((t) => HEALTH_TAGS.has(t.toLowerCase())))) return 'health';
   if (headingPath.includes('Open commitments')) return 'commitment';
   if (headingPath.includes('Current') && text.includes('::')) return 'current';

@@ -8,8 +8,9 @@
  * `(until DATE)` once its main page moves it to History, so only the main page's Current holds the value.
  */
 import type { Fact } from '../logs/factlog.js';
+import { citationsIn, citedIds, withoutCitations } from '../text/citation.js';
 import { normalizeText } from '../text/normalize.js';
-import { CITATION_RE, citations, citedIds, isItem, itemBody, subjectOf, type Page } from './page.js';
+import { isItem, itemBody, subjectOf, type Page } from './page.js';
 
 /** The link to the page that states the fact, as a mention line writes it. */
 const SEE_RE = / \(see \[\[([^\]|]+)\]\]\)/;
@@ -22,16 +23,14 @@ export const isMention = (line: string): boolean => isItem(line) && SEE_RE.test(
 /** What a mention says, normalized: its text without the link to its page, citations and `(until …)`. */
 const said = (line: string): string =>
   normalizeText(
-    itemBody(line)
-      .replace(SEE_RE, '')
-      .replace(CITATION_RE, '')
+    withoutCitations(itemBody(line).replace(SEE_RE, ''))
       .replace(UNTIL_RE, '')
       .replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2'),
   );
 
 /** The statement's text as `target`'s page repeats it: no citations, no `::`, and no link to `target` itself. */
 function mentionText(line: string, target: Page): string {
-  let body = itemBody(line).replace(CITATION_RE, '').replace(UNTIL_RE, '').trim();
+  let body = withoutCitations(itemBody(line)).replace(UNTIL_RE, '').trim();
   const keyed = subjectOf(body);
   if (keyed !== null) body = `${keyed.subject}: ${keyed.value}`;
   return body.replace(/\[\[([^\]|#]+)(?:\|([^\]]+))?\]\]/g, (link: string, to: string, shown: string | undefined) => (to.trim() === target.title ? (shown ?? to) : link));
@@ -48,7 +47,7 @@ export function addMention(target: Page, source: Page, fact: Fact): void {
   const text = mentionText(source.lines[at]!, target);
   const key = said(`- ${text}`);
   const held = target.sectionLines('Mentions').find((i) => isMention(target.lines[i]!) && said(target.lines[i]!) === key && SEE_RE.exec(target.lines[i]!)?.[1] === source.title);
-  const cites = citations(source.lines[at]!);
+  const cites = citationsIn(source.lines[at]!);
   if (held !== undefined) {
     // The statement's citations, those it gained since included (a later duplicate of it).
     const line = target.lines[held]!;

@@ -22,6 +22,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readLog, type Category, type Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
+import { citationsIn, citedDates, citedIds, CITATION_RE, withoutCitations } from '../text/citation.js';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
@@ -33,7 +34,7 @@ import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } 
 import { canonical, recognizeEntities, speakerOf, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
 import { addMention, isMention, markSuperseded } from './mentions.js';
-import { CITATION_RE, citedIds, isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
+import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 
 const ZONE_OF: Record<Category, string> = {
@@ -74,7 +75,7 @@ export function createOfflineConsolidator(): Consolidator {
 
 /** The statement a line makes, without its bullet, citations, links' brackets and category marker, normalized. */
 function statementKey(line: string): string {
-  const body = itemBody(line).replace(CITATION_RE, '').replace(/\s*\(due \d{4}-\d{2}-\d{2}\)/, '').replace(/^\[[a-z]+\]\s*/, '');
+  const body = withoutCitations(itemBody(line)).replace(/\s*\(due \d{4}-\d{2}-\d{2}\)/, '').replace(/^\[[a-z]+\]\s*/, '');
   return normalizeText(body.replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2'));
 }
 
@@ -188,7 +189,7 @@ async function noteSubjects(root: string, pages: readonly Page[], batch: readonl
   const known = new Map(batch.map((f) => [f.id, f]));
   const dates = new Set<string>();
   for (const page of pages) {
-    for (const i of page.sectionLines('Notes')) for (const m of page.lines[i]!.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^([A-Za-z0-9-]+)/g)) if (!known.has(m[2]!)) dates.add(m[1]!);
+    for (const i of page.sectionLines('Notes')) for (const m of page.lines[i]!.matchAll(CITATION_RE)) if (!known.has(m[2]!)) dates.add(m[1]!);
   }
   for (const date of [...dates].sort()) for (const fact of (await readLog(root, date)).facts) if (!known.has(fact.id)) known.set(fact.id, fact);
   const subjectOfFact = (fact: Fact, page: Page): string => {
@@ -226,9 +227,9 @@ function removeForgotten(pages: Map<string, Page>, tombstones: TombstoneSet): vo
       const ids = citedIds(line);
       if (ids.length === 0) return isItem(line) && tombstones.repeats(line) ? [] : [line];
       const forgotten = ids.filter((id) => tombstones.hasId(id));
-      if (forgotten.length === ids.length || tombstones.repeats(line.replace(CITATION_RE, ''))) return [];
+      if (forgotten.length === ids.length || tombstones.repeats(withoutCitations(line))) return [];
       if (forgotten.length === 0) return [line];
-      return [line.replace(CITATION_RE, (match: string, id: string) => (tombstones.hasId(id) ? '' : match))];
+      return [withoutCitations(line, (id) => tombstones.hasId(id))];
     });
   }
 }
@@ -479,12 +480,12 @@ function placeKeyed(page: Page, fact: Fact, keyed: Keyed, conflicts: Conflict[])
   }
   const current = page.lines[currentIndex]!;
   if (citedIds(current).includes(fact.id)) return page;
-  const currentValue = subjectOf(itemBody(current).replace(CITATION_RE, ''))?.value ?? '';
+  const currentValue = subjectOf(withoutCitations(itemBody(current)))?.value ?? '';
   if (normalizeText(currentValue) === normalizeText(keyed.value)) {
     page.lines[currentIndex] = `${current.trimEnd()} ${cite(fact)}`; // the same value again: one line, every citation
     return page;
   }
-  const currentDates = [...current.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^/g)].map((m) => m[1]!).sort();
+  const currentDates = citedDates(current).sort();
   if (currentDates.at(-1) === fact.date && fact.category !== 'correction') {
     // Two values on one day: neither is promoted; both wait under Conflicts for a person.
     page.lines.splice(currentIndex, 1);
@@ -501,8 +502,8 @@ function placeKeyed(page: Page, fact: Fact, keyed: Keyed, conflicts: Conflict[])
 
 /** A superseded keyed line as History shows it: `subject: value`, so only Current holds the inline field. */
 export function historyLine(line: string, until: string): string {
-  const keyed = subjectOf(itemBody(line).replace(CITATION_RE, ''));
-  const cites = [...line.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g)].map((m) => m[0]);
-  const body = keyed === null ? itemBody(line).replace(CITATION_RE, '').trim() : `${keyed.subject}: ${keyed.value}`;
+  const keyed = subjectOf(withoutCitations(itemBody(line)));
+  const cites = citationsIn(line);
+  const body = keyed === null ? withoutCitations(itemBody(line)).trim() : `${keyed.subject}: ${keyed.value}`;
   return `- ${body} ${cites.join(' ')} (until ${until})`;
 }

@@ -14,6 +14,7 @@ import { parsePage } from '../pages/parse.js';
 import { MAX_PAGE_BYTES, MAX_PAGE_LINES } from './bound.js';
 import type { CheckFailure, PageChanges } from './checks.js';
 import type { Conflict } from './consolidator.js';
+import { citedIds } from '../text/citation.js';
 
 const LINK_RE = /!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]/g;
 
@@ -46,7 +47,7 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
       const heading = /^## (.+)$/.exec(line.trim());
       if (heading) section = heading[1]!;
       if (section !== null && section !== 'Current') continue;
-      const id = [...line.matchAll(/\[\[\d{4}-\d{2}-\d{2}#\^(f-[0-9a-z]+)/g)].map((m) => m[1]!).find((f) => disputed.has(f));
+      const id = citedIds(line).find((f) => disputed.has(f));
       if (id !== undefined) return { check: 'disputed_lead', message: `${rel} states the disputed fact ${id} in its lead; keep both values under ## Conflicts until a person resolves them` };
     }
   }

@@ -3,13 +3,12 @@
  * properties set in place. A page no rule changed is written back byte for byte (see `changed`).
  */
 import { FenceTracker } from '../text/fence.js';
+import { citedDates } from '../text/citation.js';
 import { normalizeText } from '../text/normalize.js';
 
 /** The sections a generated page may hold, in the order they are added to a page that lacks some. */
 export const SECTIONS = ['Current', 'Notes', 'Open commitments', 'Past commitments', 'History', 'Conflicts', 'Mentions', 'Related', 'Parts'] as const;
 export type Section = (typeof SECTIONS)[number];
-
-export const CITATION_RE = /\s*!?\[\[\d{4}-\d{2}-\d{2}#\^([A-Za-z0-9-]+)(?:\|[^\]]*)?\]\]/g;
 
 export interface Keyed {
   subject: string;
@@ -27,18 +26,9 @@ export function subjectOf(text: string): Keyed | null {
   return key === '' ? null : { subject, key, value: match[2]!.trim() };
 }
 
-export function citedIds(line: string): string[] {
-  return [...line.matchAll(CITATION_RE)].map((m) => m[1]!);
-}
-
-/** The `[[date#^id]]` citations of a line, as written. */
-export function citations(line: string): string[] {
-  return [...line.matchAll(/!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g)].map((m) => m[0]);
-}
-
 /** The newest log date a line cites, or null. */
 export function newestCitedDate(line: string): string | null {
-  return [...line.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^/g)].map((m) => m[1]!).sort().at(-1) ?? null;
+  return citedDates(line).sort().at(-1) ?? null;
 }
 
 export const isItem = (line: string): boolean => /^\s*[-*+] /.test(line);

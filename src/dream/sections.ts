@@ -8,7 +8,8 @@
  * was. Notes holding anything but cited items and these headings (a person's prose, their own headings,
  * nested lists) are left exactly as they are.
  */
-import { citedIds, isItem, type Page } from './page.js';
+import { isItem, type Page } from './page.js';
+import { citedDates, citedIds } from '../text/citation.js';
 
 /** Notes on one page from which they are grouped. */
 export const MONTH_SECTIONS_FROM = 12;
@@ -24,9 +25,9 @@ const MONTH_HEADING_RE = new RegExp(`^### (?:${MONTHS.join('|')}) \\d{4}$`);
 const monthHeading = (month: string): string => `### ${MONTHS[Number(month.slice(5, 7)) - 1]!} ${month.slice(0, 4)}`;
 
 /** The day (YYYY-MM-DD) of a note: that of the earliest log it cites. */
-const dayOf = (line: string): string => [...line.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^/g)].map((m) => m[1]!).sort()[0] ?? '0000-00-00';
+const dayOf = (line: string): string => citedDates(line).sort()[0] ?? '0000-00-00';
 /** The month (YYYY-MM) of a note: that of the earliest log it cites. */
-const monthOf = (line: string): string => [...line.matchAll(/\[\[(\d{4}-\d{2})-\d{2}#\^/g)].map((m) => m[1]!).sort()[0] ?? '0000-00';
+const monthOf = (line: string): string => dayOf(line).slice(0, 7);
 
 export interface Subjects {
   /** The subject of a note on `page` (from the fact it cites first), or null when its fact is unknown. */

@@ -45,9 +45,9 @@ export interface ReindexOptions {
    */
   verify?: boolean;
   /**
-   * Fold rows written since the last compaction into the full-text index, which LanceDB otherwise searches
-   * flat (a few ms per query after a handful of updates, docs/benchmarks.md). The warm daemon asks for it
-   * once idle after a watcher pass; a CLI run leaves it to the maintenance policy, so a remember stays quick.
+   * Fold rows written since the last compaction into the full-text index, however few, which LanceDB otherwise
+   * searches flat (docs/benchmarks.md). Every write folds them once they reach FOLD_IN_ROWS; the warm daemon
+   * asks for the rest once idle after a watcher pass, where the compaction's cost delays no one.
    */
   foldIn?: boolean;
 }
@@ -320,13 +320,21 @@ async function rebuildReason(
   return null;
 }
 
-/** Compaction now and then, so thousands of small appends do not leave thousands of fragments. */
+/**
+ * Rows written since the last compaction are searched flat, not through the full-text index: each costs every
+ * query ~14 µs (Dendron vault, docs/benchmarks.md), so at this many a write folds them in. Folding costs a
+ * compaction (~0.2–0.5 s on 18k rows, 1–3 s on 100k), so a `remember` and the search after it stay quick, and
+ * a warm process folds what is left once idle (daemon/warm.ts).
+ */
+export const FOLD_IN_ROWS = 50;
+
+/** Compaction now and then, so thousands of small appends do not leave thousands of fragments or flat rows. */
 async function maintenanceDue(store: IndexStore, writes: number): Promise<boolean> {
   if (writes >= 50) return true;
   if (store.dimensions !== null && (await store.count()) >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
-  // Unindexed rows are searched flat, and a limit may cut the best of them: keep them a minority.
+  // A small table is folded sooner: a compaction costs little there, and flat rows would be most of it.
   const unindexed = await store.unindexedRows();
-  if (unindexed >= 10_000 || unindexed * 2 > (await store.count())) return true;
+  if (unindexed >= FOLD_IN_ROWS || unindexed * 2 > (await store.count())) return true;
   return (await store.fragments()) >= 64;
 }
 

@@ -14,7 +14,7 @@ import type { VaultContext } from '../vault/context.js';
 import { parseQuery, passesFilters, termCoverage, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
-import { inLineOrder, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
+import { inLineOrder, shownText, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
 import { RECALL_FILE } from '../recall/events.js';
 
 /**
@@ -68,8 +68,11 @@ export interface SearchResult {
   /** The lines shown: a fact's line, or the first line of a page result's first statement and the last of its last. */
   line: number;
   line_end: number;
-  /** Each statement shown, in line order (a fact: its line), so a caller can tell the lines of the text from the lines between them. */
-  statements: Array<{ line: number; line_end: number }>;
+  /**
+   * Each statement shown, in line order (a fact: its line), so a caller can tell the lines of the text from the
+   * lines between them, with the fact ids it cites (a page line's inline citations, left out of `text`).
+   */
+  statements: Array<{ line: number; line_end: number; citations: string[] }>;
   /** The whole section a page result comes from (a fact: its line), to read the rest. */
   section: { line: number; line_end: number };
   id: string | null;
@@ -77,6 +80,7 @@ export interface SearchResult {
   heading: string | null;
   /** The section's headings, outermost first, joined by ' > ' (null for a fact). */
   heading_path: string | null;
+  /** What to read: a fact's text, or a page result's statements in line order without their inline citations (see `statements`). */
   text: string;
   /** 0–1, higher is better (docs/cli.md). */
   score: number;
@@ -256,7 +260,7 @@ function bound(units: readonly Unit[], k: number, options: SearchOptions): Unit[
 /** The anchor alone, its text cut to `maxChars`. */
 function cut(unit: Unit, maxChars: number): Unit {
   const anchor = unit.members[0]!;
-  return { members: [{ ...anchor, hit: { ...anchor.hit, text: anchor.hit.text.slice(0, maxChars) } }], score: unit.score };
+  return { members: [{ ...anchor, hit: { ...anchor.hit, text: shownText(anchor.hit).slice(0, maxChars) } }], score: unit.score };
 }
 
 /** The score as reported, which --min-score compares against. */
@@ -278,7 +282,7 @@ function toResult(unit: Unit): SearchResult {
     path: hit.path,
     line: members[0]!.hit.line,
     line_end: Math.max(...members.map((m) => m.hit.line_end)),
-    statements: members.map((m) => ({ line: m.hit.line, line_end: m.hit.line_end })),
+    statements: members.map((m) => ({ line: m.hit.line, line_end: m.hit.line_end, citations: m.hit.citations })),
     section: { line: hit.section_line, line_end: hit.section_end },
     id: hit.id === '' ? null : hit.id,
     title: hit.title === '' ? null : hit.title,

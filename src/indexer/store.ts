@@ -53,7 +53,18 @@ export interface TextQuery {
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
 
-async function lance(): Promise<typeof Lance> {
+/**
+ * LanceDB, loaded once per process: resolving the module and the Arrow bundle again on each call cost a warm
+ * search ~0.3 ms (docs/benchmarks.md). A cache of a module, not state: every caller gets the same one.
+ */
+let loaded: Promise<typeof Lance> | undefined;
+
+function lance(): Promise<typeof Lance> {
+  loaded ??= loadLance();
+  return loaded;
+}
+
+async function loadLance(): Promise<typeof Lance> {
   arrowAsOneFile();
   process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
   // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
@@ -203,22 +214,23 @@ export class IndexStore {
   }
 
   /**
-   * The best `limit` full-text hits. `where` holds the filters besides the archived flag; without any,
-   * archived rows are dropped here rather than by a LanceDB prefilter, which reads the flag of every row
-   * (docs/benchmarks.md), and the prefiltered query runs only when dropping them left fewer than `limit`
-   * of a full list, so the hits are the same either way.
+   * The best `limit` full-text hits, equal scores in key order (`ranked`). `where` holds the filters besides
+   * the archived flag; without any, archived rows are dropped here rather than by a LanceDB prefilter, which
+   * reads the flag of every row (docs/benchmarks.md), and the prefiltered query runs only when dropping them
+   * left fewer than `limit` of a full list, so the hits are the same either way.
    */
   async fullText(query: TextQuery, filter: { where: string | null; archived: boolean }, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || query.terms.length === 0) return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
     const words = query.terms.join(' ');
-    const run = async (where: string | null): Promise<Array<Hit & { archived: boolean }>> => {
-      const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
-      let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(limit);
-      if (where !== null) q = q.where(where);
-      return hitsOf(await q.toArrow(), '_score');
-    };
-    let hits: Array<Hit & { archived: boolean }>;
+    const run = (where: string | null): Promise<ShownHit[]> =>
+      ranked(async (size) => {
+        const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
+        let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(size);
+        if (where !== null) q = q.where(where);
+        return hitsOf(await q.toArrow(), '_score');
+      }, limit, 'descending');
+    let hits: ShownHit[];
     if (filter.archived) hits = await run(filter.where);
     else if (filter.where !== null) hits = await run(`${filter.where} AND archived = false`);
     else {
@@ -226,15 +238,18 @@ export class IndexStore {
       hits = all.filter((hit) => !hit.archived);
       if (hits.length < all.length && all.length === limit) hits = await run('archived = false');
     }
-    // Rows not yet in the full-text index come back unsorted (lance#5062): order by score, then key.
-    return hits.map(withoutArchived).sort((a, b) => b.raw - a.raw || a.key.localeCompare(b.key));
+    return hits.map(withoutArchived);
   }
 
+  /** The `limit` nearest rows by cosine distance, equal distances in key order (`ranked`). */
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || this.dimensions === null) return [];
-    let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(limit);
-    if (where !== null) q = q.where(where);
-    return hitsOf(await q.toArrow(), '_distance').map(withoutArchived);
+    const hits = await ranked(async (size) => {
+      let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
+      if (where !== null) q = q.where(where);
+      return hitsOf(await q.toArrow(), '_distance');
+    }, limit, 'ascending');
+    return hits.map(withoutArchived);
   }
 
   /** For each subject, the newest keyed fact (latest date, then latest line: the later-written). */
@@ -360,20 +375,49 @@ function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name
   };
 }
 
+type ShownHit = Hit & { archived: boolean };
+
+/**
+ * A few more candidates are fetched than kept, so a run of equal scores at the cut is usually whole in one query
+ * (on the Dendron vault a tie at the 50th hit ran at most 7 further, docs/benchmarks.md).
+ */
+const TIE_MARGIN = 0.2;
+/** However long a tie at the cut runs, fetching stops at this many times the limit. */
+const TIE_MAX_GROWTH = 16;
+
+/**
+ * The best `limit` rows of `fetch`, by score (`raw`) then key. LanceDB cuts a run of equal scores at its limit
+ * arbitrarily: which of the tied rows come back varies from run to run and between two builds of the same
+ * files. So more rows are fetched than kept; when the last fetched still ties with the last kept, the tied run
+ * may go on past what was fetched, and the fetch grows until it ends. The cut then falls in key order, and
+ * the hits are the same every time (up to TIE_MAX_GROWTH times the limit).
+ */
+async function ranked(fetch: (size: number) => Promise<ShownHit[]>, limit: number, order: 'descending' | 'ascending'): Promise<ShownHit[]> {
+  const sign = order === 'descending' ? -1 : 1;
+  const byRank = (a: ShownHit, b: ShownHit): number => sign * (a.raw - b.raw) || a.key.localeCompare(b.key);
+  for (let size = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN)); ; size *= 2) {
+    // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
+    const hits = (await fetch(size)).sort(byRank);
+    const whole = hits.length < size || hits[size - 1]!.raw !== hits[limit - 1]!.raw;
+    if (whole || size >= limit * TIE_MAX_GROWTH) return hits.slice(0, limit);
+  }
+}
+
 /** Hits from the `shown` column and the score column of a query's Arrow result. */
-function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Array<Hit & { archived: boolean }> {
+function hitsOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): ShownHit[] {
   const shown = table.getChild('shown');
   const raw = table.getChild(rawColumn);
-  const hits: Array<Hit & { archived: boolean }> = [];
+  const hits: ShownHit[] = [];
   for (let i = 0; i < table.numRows; i++) {
     const values = JSON.parse(String(shown!.get(i))) as unknown[];
-    const hit = Object.fromEntries(SHOWN_FIELDS.map((field, j) => [field, values[j]])) as Hit & { archived: boolean };
+    const hit: Record<string, unknown> = {};
+    for (let j = 0; j < SHOWN_FIELDS.length; j++) hit[SHOWN_FIELDS[j]!] = values[j];
     hit.raw = Number(raw!.get(i));
-    hits.push(hit);
+    hits.push(hit as ShownHit);
   }
   return hits;
 }
 
-function withoutArchived({ archived: _archived, ...hit }: Hit & { archived: boolean }): Hit {
+function withoutArchived({ archived: _archived, ...hit }: ShownHit): Hit {
   return hit;
 }

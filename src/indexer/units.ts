@@ -4,6 +4,7 @@
  * statements of one month in conversation order, so the lines a question needs often stand in one
  * section: one unit covers them for about the characters of its best lines, and k bounds the read.
  */
+import { withoutCitations } from '../text/citation.js';
 import type { Hit } from './store.js';
 
 export interface Scored {
@@ -49,13 +50,13 @@ export function toUnits(scored: readonly Scored[]): Unit[] {
     while (left.length > 0) {
       const [anchor, ...rest] = left as [Scored, ...Scored[]];
       const members = [anchor];
-      let chars = anchor.hit.text.length;
+      let chars = shownText(anchor.hit).length;
       const next: Scored[] = [];
       for (const entry of rest) {
-        const fits = chars + 1 + entry.hit.text.length <= UNIT_MAX_CHARS;
+        const fits = chars + 1 + shownText(entry.hit).length <= UNIT_MAX_CHARS;
         if (entry.score >= UNIT_SCORE_SHARE * anchor.score && fits) {
           members.push(entry);
-          chars += 1 + entry.hit.text.length;
+          chars += 1 + shownText(entry.hit).length;
         } else next.push(entry);
       }
       out.push({ members, score: anchor.score });
@@ -65,9 +66,17 @@ export function toUnits(scored: readonly Scored[]): Unit[] {
   return out;
 }
 
+/**
+ * What a result shows of a row: a fact's text; a page or core statement without its inline citations, which the
+ * result carries apart (`citations`, per statement too), so a reading budget is spent on what the lines say.
+ */
+export function shownText(hit: Pick<Hit, 'kind' | 'text'>): string {
+  return hit.kind === 'fact' ? hit.text : withoutCitations(hit.text);
+}
+
 /** The unit's text as shown: its statements in line order, one after another. */
 export function unitText(members: readonly Scored[]): string {
-  return inLineOrder(members).map((m) => m.hit.text).join('\n');
+  return inLineOrder(members).map((m) => shownText(m.hit)).join('\n');
 }
 
 export function inLineOrder(members: readonly Scored[]): Scored[] {
@@ -77,13 +86,13 @@ export function inLineOrder(members: readonly Scored[]): Scored[] {
 /** Keeps the anchor and the best of the others whose text fits `maxChars` together; null when the anchor alone does not fit. */
 export function trimUnit(unit: Unit, maxChars: number): Unit | null {
   const [anchor, ...rest] = unit.members as [Scored, ...Scored[]];
-  if (anchor.hit.text.length > maxChars) return null;
+  if (shownText(anchor.hit).length > maxChars) return null;
   const members = [anchor];
-  let chars = anchor.hit.text.length;
+  let chars = shownText(anchor.hit).length;
   for (const entry of rest) {
-    if (chars + 1 + entry.hit.text.length > maxChars) continue;
+    if (chars + 1 + shownText(entry.hit).length > maxChars) continue;
     members.push(entry);
-    chars += 1 + entry.hit.text.length;
+    chars += 1 + shownText(entry.hit).length;
   }
   return { members, score: unit.score };
 }

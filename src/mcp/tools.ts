@@ -47,7 +47,7 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Search memory',
       description:
-        "Search the person's long-term memory: facts from the daily logs, sections of wiki pages and core memory (MEMORY.md), by hybrid full-text and semantic search. Questions work as queries; \"a phrase\" must appear, -word must not. Results come best first (score 0 to 1), each a fact or the matching statements of one page section (list items or paragraphs with their citations, in line order), with kind, path, line and line_end (statements: each shown statement's lines; section: the whole section's lines, for memory_read), a citation link to quote (e.g. [[2026-06-09#^f-7k2m9q0a1b]] or [[Coffee#Roast]]), text, score and date; a fact also carries its id (for memory_forget). Read a whole page with memory_read.",
+        "Search the person's long-term memory: facts from the daily logs, sections of wiki pages and core memory (MEMORY.md), by hybrid full-text and semantic search. Questions work as queries; \"a phrase\" must appear, -word must not. Results come best first (score 0 to 1), each a fact or the matching statements of one page section (list items or paragraphs, in line order, without their inline citations), with kind, path, line and line_end (statements: each shown statement's lines and the fact ids it cites; section: the whole section's lines, for memory_read), a citation link to quote (e.g. [[2026-06-09#^f-7k2m9q0a1b]] or [[Coffee#Roast]]), text, score and date; a fact also carries its id (for memory_forget). Read a whole page with memory_read.",
       inputSchema: SearchInput,
       annotations: READ_ONLY,
     },

@@ -14,6 +14,7 @@ import { containsWords, normalizeText } from '../text/normalize.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { VaultReader } from '../vault/reader.js';
+import { CITATION_RE, withoutCitations } from '../text/citation.js';
 
 export const DEFAULT_CONTEXT_BUDGET = 4_000;
 
@@ -61,7 +62,6 @@ export interface ContextOptions {
 
 const SKIPPED_SECTIONS = /^(history|conflicts?)$/i;
 const KEYED_LINE_RE = /^\s*[-*+]\s+(?:\[[a-z]+\]\s*)?\[?([^[\]:]+?)::\s*([^\]]*?)\]?(?:\s+(?:\(until [^)]*\)|\[\[[^\]]*\]\]|#\S+))*\s*$/;
-const CITATION_RE = /\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+\]\]/g;
 
 const pageLink = (page: ParsedPage): string => `[[${path.posix.basename(page.path, '.md')}]]`;
 
@@ -141,11 +141,11 @@ function describePage(page: ParsedPage): ContextPage {
   for (const { line, section } of lines) {
     if (SKIPPED_SECTIONS.test(section.trim())) continue;
     const task = /^\s*[-*+]\s+\[ \]\s+(.*)$/.exec(line);
-    if (task) open_tasks.push(task[1]!.replace(CITATION_RE, '').trim());
+    if (task) open_tasks.push(withoutCitations(task[1]!).trim());
     const keyed = KEYED_LINE_RE.exec(line.replace(CITATION_RE, ' ').trimEnd());
     if (keyed && !keyed[1]!.includes('[')) current.push({ key: keyed[1]!.trim(), value: keyed[2]!.trim() });
   }
-  return { path: page.path, title: page.title, lead: lead.join(' ').replace(CITATION_RE, '').trim(), current, open_tasks, link: pageLink(page) };
+  return { path: page.path, title: page.title, lead: withoutCitations(lead.join(' ')).trim(), current, open_tasks, link: pageLink(page) };
 }
 
 /** Keeps sections in order of importance while the JSON fits the budget; always keeps the first page. */

@@ -14,6 +14,10 @@ import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { IndexStore as IndexStoreType } from '../indexer/store.js';
+import type * as SearchModule from '../indexer/search.js';
+import type * as StoreModule from '../indexer/store.js';
+import type * as LocationModule from '../indexer/location.js';
+import type * as ErrorsModule from '../core/errors.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
@@ -33,6 +37,7 @@ export interface VaultSearchOptions extends SearchOptions {
 export class Vault {
   private embedder: Promise<CachedEmbedder | null> | undefined;
   private store: Promise<IndexStoreType> | undefined;
+  private modules: Promise<SearchModules> | undefined;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -153,13 +158,16 @@ export class Vault {
     return reindex(this.ctx, { ...options, embedder });
   }
 
+  /** What a search needs, imported once: resolving the modules again on each call cost a warm search ~0.1 ms (docs/benchmarks.md). */
+  private searchModules(): Promise<SearchModules> {
+    this.modules ??= Promise.all([import('../indexer/search.js'), import('../indexer/store.js'), import('../indexer/location.js'), import('../core/errors.js')]).then(
+      ([search, store, location, errors]) => ({ ...search, ...store, ...location, ...errors }),
+    );
+    return this.modules;
+  }
+
   async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
-    const [{ search, validateSearch }, { IndexStore, lanceMessage }, { indexUri }, { VaultkeeperError }] = await Promise.all([
-      import('../indexer/search.js'),
-      import('../indexer/store.js'),
-      import('../indexer/location.js'),
-      import('../core/errors.js'),
-    ]);
+    const { search, validateSearch, IndexStore, lanceMessage, indexUri, VaultkeeperError } = await this.searchModules();
     validateSearch(query, options);
     if (options.refresh ?? true) {
       try {
@@ -206,6 +214,8 @@ export class Vault {
     }
   }
 }
+
+type SearchModules = typeof SearchModule & typeof StoreModule & typeof LocationModule & typeof ErrorsModule;
 
 export async function openVault(options: LocateOptions = {}): Promise<Vault> {
   return new Vault(await loadContext(options));

@@ -34,16 +34,22 @@ const PEOPLE = {
   ].join('\n'),
 };
 
-/** A result's text is exactly the lines of its statements, in order, within its line range and section, with their citations. */
+/**
+ * A result's text is exactly the lines of its statements, in order, within its line range and section, without
+ * their inline citations: each statement carries the ids its lines cite, and the result all of them.
+ */
 function expectShownLines(r: SearchResult, page: string): void {
   const lines = page.split('\n');
-  const shown = r.statements.flatMap((s) => lines.slice(s.line - 1, s.line_end));
-  expect(r.text).toBe(shown.join('\n'));
+  const cited = (text: string): string[] => [...text.matchAll(/\^(f-[0-9a-z]+)\]\]/g)].map((m) => m[1]!);
+  const shown = r.statements.map((s) => lines.slice(s.line - 1, s.line_end).join('\n'));
+  expect(r.text).toBe(shown.map((text) => text.replace(/\s*\[\[\d{4}-\d{2}-\d{2}#\^f-[0-9a-z]+\]\]/g, '')).join('\n'));
+  expect(r.text).not.toContain('#^f-');
+  expect(r.statements.map((s) => s.citations)).toEqual(shown.map(cited));
   expect(r.line).toBe(r.statements[0]!.line);
   expect(r.line_end).toBe(r.statements.at(-1)!.line_end);
   expect(r.line).toBeGreaterThanOrEqual(r.section.line);
   expect(r.line_end).toBeLessThanOrEqual(r.section.line_end);
-  expect(r.citations).toEqual([...r.text.matchAll(/\^(f-[0-9a-z]+)\]\]/g)].map((m) => m[1]));
+  expect(r.citations).toEqual(shown.flatMap(cited));
 }
 
 async function ids(vault: Vault, query: string, options: Parameters<Vault['search']>[1] = {}): Promise<Array<string | null>> {
@@ -185,17 +191,17 @@ describe('a bounded read', () => {
     '',
   ].join('\n');
 
-  it('returns one statement of a page section with its citation, heading path, line range and section range', async () => {
+  it('returns one statement of a page section (its citation apart from the text), heading path, line range and section range', async () => {
     const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Coffee.md': COFFEE_PAGE } });
     await vault.reindex();
     const [page] = await vault.search('which kettle does she own?', { refresh: false, recordRecall: false, kind: 'page', now: NOW });
     expect(page).toMatchObject({
       kind: 'page',
       path: '2_Areas/Coffee.md',
-      text: '- Owns a red kettle [[2026-06-04#^f-eeeeeeeee2]]',
+      text: '- Owns a red kettle',
       line: 11,
       line_end: 11,
-      statements: [{ line: 11, line_end: 11 }],
+      statements: [{ line: 11, line_end: 11, citations: ['f-eeeeeeeee2'] }],
       section: { line: 7, line_end: 14 },
       heading_path: 'Coffee > Current',
       citations: ['f-eeeeeeeee2'],
@@ -236,10 +242,10 @@ describe('a bounded read', () => {
     for (const r of results) expectShownLines(r, KETTLE_PAGE);
     const shelf = results.find((r) => r.heading_path === 'Kitchen > Shelf')!;
     expect(shelf).toMatchObject({
-      text: '- Owns a red kettle [[2026-06-04#^f-kkkkkkkkk1]]\n- Owns a tin kettle [[2026-06-05#^f-kkkkkkkkk3]]',
+      text: '- Owns a red kettle\n- Owns a tin kettle',
       line: 8,
       line_end: 10,
-      statements: [{ line: 8, line_end: 8 }, { line: 10, line_end: 10 }],
+      statements: [{ line: 8, line_end: 8, citations: ['f-kkkkkkkkk1'] }, { line: 10, line_end: 10, citations: ['f-kkkkkkkkk3'] }],
       section: { line: 6, line_end: 10 },
       citations: ['f-kkkkkkkkk1', 'f-kkkkkkkkk3'],
       date: '2026-06-05',
@@ -333,7 +339,7 @@ describe('page lines as rows', () => {
     const [byPassage, ...others] = await search('community plot');
     expect(others).toEqual([]);
     expect(byPassage).toMatchObject({
-      text: '- Grows tomatoes and chard [[2026-06-02#^f-ggggggggg1]]\n- Waters them before work [[2026-06-02#^f-ggggggggg2]]',
+      text: '- Grows tomatoes and chard\n- Waters them before work',
       line: 9,
       line_end: 10,
       citations: ['f-ggggggggg1', 'f-ggggggggg2'],
