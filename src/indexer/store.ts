@@ -32,7 +32,7 @@ const HIT_FIELDS = [
  */
 const SHOWN_FIELDS = [...HIT_FIELDS, 'archived'] as const;
 /** The table's own columns besides `shown` and `vector`: what where clauses, lookups and the full-text index read. */
-const COLUMNS = ['key', 'kind', 'path', 'line', 'date', 'category', 'tags', 'page_type', 'status', 'archived', 'content', 'context', 'subject'] as const;
+type Column = 'key' | 'kind' | 'path' | 'line' | 'date' | 'category' | 'tags' | 'page_type' | 'status' | 'archived' | 'content' | 'context' | 'subject';
 
 export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
@@ -365,7 +365,7 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
 function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name: string) => readonly unknown[] {
   return (name) => {
     if (name === 'shown') return rows.map((row) => JSON.stringify(SHOWN_FIELDS.map((field) => row[field])));
-    if (name !== 'vector') return rows.map((row) => row[name as (typeof COLUMNS)[number]]);
+    if (name !== 'vector') return rows.map((row) => row[name as Column]);
     return rows.map((row) => {
       if (row.vector === undefined || row.vector.length !== dimensions) {
         throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
