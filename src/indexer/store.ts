@@ -9,6 +9,7 @@ import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { columnsTable } from './arrow-rows.js';
+import { isRemote } from './location.js';
 import type { IndexRow } from './rows.js';
 
 const TABLE = 'rows';
@@ -103,6 +104,8 @@ export class IndexStore {
     private readonly db: Connection,
     private table: Table | null,
     readonly dimensions: number | null,
+    /** Object storage: no two commits at once there (see add). */
+    private readonly remote: boolean,
   ) {}
 
   /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
@@ -110,7 +113,7 @@ export class IndexStore {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    return new IndexStore(db, await openRows(db), dimensions);
+    return new IndexStore(db, await openRows(db), dimensions, isRemote(uri));
   }
 
   /**
@@ -154,14 +157,18 @@ export class IndexStore {
       const { Index } = await lance();
       const table = this.table;
       // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
-      // later rows are searched until the next optimize. Built side by side: each build leaves a core idle
-      // much of the time, and LanceDB commits indices of different columns without conflict (docs/benchmarks.md).
-      await Promise.all([
-        table.createIndex('key', { config: Index.btree() }),
-        table.createIndex('path', { config: Index.btree() }),
-        table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
-        table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
-      ]);
+      // later rows are searched until the next optimize.
+      const builds = [
+        () => table.createIndex('key', { config: Index.btree() }),
+        () => table.createIndex('path', { config: Index.btree() }),
+        () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
+        () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
+      ];
+      // Side by side on a local index: each build leaves a core idle much of the time, and LanceDB commits
+      // indices of different columns without conflict there (docs/benchmarks.md). Object storage without a
+      // commit lock (s3rver in the tests) failed such concurrent commits, so there they run one by one.
+      if (this.remote) for (const build of builds) await build();
+      else await Promise.all(builds.map((build) => build()));
       return;
     }
     await this.table.add(data);
