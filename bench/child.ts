@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './report.js';
 import { parseTimeVerbose } from './stats.js';
 
-export const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/** The package's `bin`: the CLI bundle (scripts/bundle-cli.mjs). */
+export const CLI = path.join(REPO_ROOT, 'dist', 'bin', 'vaultkeeper.js');
 const RSS_CHILD = fileURLToPath(new URL('./rss-child.js', import.meta.url));
 const GNU_TIME = '/usr/bin/time';
 const RSS_LINE = /^vk-bench maxrss-kb: (\d+)$/m;
@@ -66,7 +67,7 @@ export function runNode(script: string, args: readonly string[], options: ChildO
   });
 }
 
-/** Runs the built CLI (`node dist/cli/main.js ...args`). */
+/** Runs the built CLI (`node dist/bin/vaultkeeper.js ...args`). */
 export function runCli(args: readonly string[], options: ChildOptions = {}): Promise<ChildResult> {
   return runNode(CLI, args, options);
 }

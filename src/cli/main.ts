@@ -5,10 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import type { GlobalOptions } from './options.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -44,7 +44,7 @@ export async function loadConfigCached(root: string, env: NodeJS.ProcessEnv = pr
  * mtime, so an upgrade could bring a config.js of the same size and time (reading it costs well under 1 ms).
  */
 async function cacheKey(text: string): Promise<string> {
-  // config.ts when the sources run directly (tests).
+  // config.ts when the sources run directly (tests); in the CLI bundle, dist/bin/config.js beside its chunks.
   const validator = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './config.ts' : './config.js', import.meta.url));
   const code = await readFile(validator).catch(() => Buffer.from('unknown'));
   return createHash('sha256').update(`${process.version}\u0000${validator}\u0000`).update(code).update(`\u0000${text}`).digest('base64url');

@@ -4,8 +4,8 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { VaultContext } from '../vault/context.js';
-import { EmbeddingCache } from './cache.js';
-import { withCache, type CachedEmbedder } from './cached.js';
+import type { EmbeddingCache } from './cache.js';
+import type { CachedEmbedder } from './cached.js';
 import { createEmbedder } from './embedder.js';
 
 export async function loadEmbedder(
@@ -15,6 +15,8 @@ export async function loadEmbedder(
   const options = { root: ctx.root, env: ctx.env, ...(onWarning === undefined ? {} : { onWarning }) };
   const embedder = await createEmbedder(ctx.config.index, options);
   if (embedder === null) return null;
+  // The cache (and zlib for its checksums) loads only with an embedder: a full-text search never needs it.
+  const [{ EmbeddingCache }, { withCache }] = await Promise.all([import('./cache.js'), import('./cached.js')]);
   let cache: EmbeddingCache;
   try {
     cache = await EmbeddingCache.open(ctx.root, embedder.model, embedder.dimensions);

@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { packageFile } from '../core/package-files.js';
 import type { Vault } from '../vault/vault.js';
 import { readCapped, resolveReadable } from './read.js';
 import { READ_CAP_BYTES, registerTools, type Log } from './tools.js';
 
 export const MEMORY_URI = 'vaultkeeper://memory';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 const INSTRUCTIONS = [
   "This server is the person's long-term memory, kept as a markdown vault.",

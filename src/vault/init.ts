@@ -1,17 +1,17 @@
 /** `vaultkeeper init`: a new vault from vault-template/, a git repository and its first commit. */
 import { cp, mkdir, readdir, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { localStamp, resolveTimeZone } from '../core/clock.js';
 import { parseConfigText, CONFIG_FILE, type Config } from '../core/config.js';
 import { VaultkeeperError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
+import { packageFile } from '../core/package-files.js';
 import { commitPaths, initRepo } from '../git/audit.js';
 import { isVaultRoot } from './locate.js';
 import { readFile } from 'node:fs/promises';
 
-/** vault-template/ sits at the package root, two levels above this file in src/ and in dist/. */
-export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
+/** vault-template/ sits at the package root. */
+export const TEMPLATE_DIR = packageFile('vault-template');
 
 export interface InitResult {
   root: string;

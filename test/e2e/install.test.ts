@@ -47,13 +47,13 @@ describe('the packed tarball', () => {
     expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/docs/cli.md');
     expect(files).toContain('package/docs/units/vaultkeeper.service');
-    expect(files).toContain('package/dist/cli/main.js');
+    expect(files).toContain('package/dist/bin/vaultkeeper.js');
     expect(files.filter((f) => f.startsWith('package/test/') || f.startsWith('package/src/') && !f.endsWith('.md'))).toEqual([]);
   });
 
   it('installs with a plain npm install and leaves the optional embedders out', async () => {
     const modules = path.join(dir, 'project', 'node_modules');
-    expect((await stat(path.join(modules, 'vaultkeeper', 'dist', 'cli', 'main.js'))).isFile()).toBe(true);
+    expect((await stat(path.join(modules, 'vaultkeeper', 'dist', 'bin', 'vaultkeeper.js'))).isFile()).toBe(true);
     for (const name of OPTIONAL) await expect(stat(path.join(modules, name)), name).rejects.toThrow();
     // No install script tried to fetch anything (onnxruntime-node's CUDA download was the failure).
     expect(install.stderr).not.toMatch(/onnxruntime|ENOTFOUND|ERR!/i);

@@ -1,8 +1,8 @@
-/** Runs the built CLI (dist/) as a child process, the way a person or a script does. */
+/** Runs the built CLI (the bundle in dist/bin/, the package's `bin`) as a child process, the way a person or a script does. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bin/vaultkeeper.js', import.meta.url));
 
 export interface CliResult {
   code: number;

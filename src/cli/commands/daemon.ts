@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import { constants, openSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { VaultkeeperError } from '../../core/errors.js';
 import { formatEntry, LOG_FILE, readLogEntries } from '../../daemon/log.js';
 import { processStartTime, removePidFile, runningDaemon } from '../../daemon/pidfile.js';
@@ -11,7 +10,6 @@ import { locateVault } from '../../vault/locate.js';
 import type { GlobalOptions } from '../options.js';
 import { note, printJson, printLine } from '../output.js';
 
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
 export async function start(opts: { background?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
@@ -24,7 +22,8 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
   if (running !== null) throw new VaultkeeperError('VK_DAEMON_RUNNING', `a daemon already runs for this vault (pid ${running.pid})`, { hint: 'stop it with `vaultkeeper daemon stop`' });
   // Its own stdout/stderr go to daemon.out (crashes before the logger opens); its log is daemon.log.
   const out = openSync(await confinedPath(root, '.vaultkeeper/daemon.out'), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
-  const child = spawn(process.execPath, [MAIN, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  // The same CLI that was started (the bundle, or dist/cli/main.js) runs the daemon.
+  const child = spawn(process.execPath, [process.argv[1]!, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
   child.unref();
   const deadline = Date.now() + 15_000;
   for (;;) {

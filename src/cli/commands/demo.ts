@@ -5,13 +5,14 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { packageFile } from '../../core/package-files.js';
 import type { FactInput } from '../../logs/factlog.js';
 import { initVault } from '../../vault/init.js';
 import { openVault } from '../../vault/vault.js';
 import { parseStdinFacts } from './remember.js';
 import { plural, printLine } from '../output.js';
 
-const SAMPLES = new URL('../../../samples/demo-facts.jsonl', import.meta.url);
+const SAMPLES = packageFile('samples/demo-facts.jsonl');
 
 export async function run(target: string | undefined): Promise<void> {
   const root = target ?? (await mkdtemp(path.join(os.tmpdir(), 'vaultkeeper-demo-')));

@@ -6,16 +6,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { VaultkeeperError } from '../../core/errors.js';
+import { packageFile } from '../../core/package-files.js';
 import type { Fact } from '../../logs/factlog.js';
 
-/**
- * instructions.md is read relative to the package root (three levels above this file, in src/ and in
- * dist/ alike), so the text ships as the reviewable file itself.
- */
-export const INSTRUCTIONS_FILE = fileURLToPath(new URL('../../../src/dream/agent/instructions.md', import.meta.url));
-const TEMPLATE_SCHEMA_FILE = fileURLToPath(new URL('../../../vault-template/schema.md', import.meta.url));
+/** instructions.md is read from the package root's src/, so the text ships as the reviewable file itself. */
+export const INSTRUCTIONS_FILE = packageFile('src/dream/agent/instructions.md');
+const TEMPLATE_SCHEMA_FILE = packageFile('vault-template/schema.md');
 export const SCHEMA_FILE = 'schema.md';
 /** A person may grow schema.md; past this it would crowd out the work, so the rest is left out. */
 export const MAX_SCHEMA_CHARS = 24 * 1024;

@@ -1,0 +1,75 @@
+/**
+ * Bundles the command line (src/cli/main.ts) into dist/bin/, the package's `bin` (docs/ARCHITECTURE.md,
+ * "The CLI bundle"). Every ES module file costs Node a resolve, a read and a compile: a CLI search loaded
+ * some forty of ours before LanceDB's. Here the modules such a search loads when no daemon answers are one
+ * chunk, each command's own code stays in chunks loaded only when that command runs, and packages stay
+ * external (installed beside the package as usual) except commander and stopword, which are small and
+ * loaded by every command or by search. `npm run build` runs this after tsc; dist/ keeps the compiled
+ * modules for the library API.
+ */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const OUT = path.join(ROOT, 'dist', 'bin');
+const BUNDLED_PACKAGES = new Set(['commander', 'stopword']);
+/**
+ * What a search loads in process: these modules and everything they import statically form the chunk.
+ * A module added here must import no package statically (checked below), or every search would load it.
+ */
+const SEARCH_PATH = [
+  'src/cli/commands/search.ts',
+  'src/vault/vault.ts',
+  'src/indexer/search.ts',
+  'src/indexer/store.ts',
+  'src/indexer/fresh.ts',
+  'src/indexer/location.ts',
+  'src/embed/load.ts',
+  'src/core/errors.ts',
+].map((rel) => path.join(ROOT, rel));
+
+const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
+const isBare = (id) => !id.startsWith('.') && !path.isAbsolute(id) && !id.startsWith('\0') && !id.startsWith('node:');
+
+await rm(OUT, { recursive: true, force: true });
+const bundle = await rolldown({
+  // config.ts is an entry of its own so it keeps its name: the config cache keys on the validator's bytes.
+  input: { vaultkeeper: path.join(ROOT, 'src/cli/main.ts'), config: path.join(ROOT, 'src/core/config.ts') },
+  platform: 'node',
+  tsconfig: path.join(ROOT, 'tsconfig.build.json'),
+  external: (id) => isBare(id) && !BUNDLED_PACKAGES.has(packageOf(id)),
+  onLog(level, log) {
+    // A module imported lazily in one place and statically in another is expected (errors.ts); anything else fails.
+    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+    throw new Error(`bundle-cli: ${level}: ${log.message}`);
+  },
+});
+const { output } = await bundle.write({
+  dir: OUT,
+  format: 'es',
+  sourcemap: true,
+  entryFileNames: '[name].js',
+  // One folder, so a module's import.meta.url is at the same depth as in dist/ (config-cache.ts reads ./config.js).
+  chunkFileNames: '[name]-[hash].js',
+  codeSplitting: { groups: [{ name: 'search', test: (id) => SEARCH_PATH.includes(id), priority: 1 }] },
+});
+await bundle.close();
+
+// A package the search chunk imports statically would load on every search: refuse to build it.
+const chunks = new Map(output.filter((o) => o.type === 'chunk').map((c) => [c.fileName, c]));
+const search = [...chunks.values()].find((c) => c.name === 'search');
+if (search === undefined) throw new Error('bundle-cli: no search chunk was made');
+const seen = new Set();
+for (const pending = [search.fileName]; pending.length > 0; ) {
+  const chunk = chunks.get(pending.pop());
+  for (const id of chunk.imports) {
+    if (chunks.has(id)) {
+      if (!seen.has(id)) pending.push(id);
+      seen.add(id);
+    } else if (!id.startsWith('node:')) {
+      throw new Error(`bundle-cli: the search chunk imports ${id} statically (through ${chunk.fileName}); import it lazily`);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The CLI ships as a bundle (dist/bin/, scripts/bundle-cli.mjs): it must answer as the compiled modules do,
+ * and a search answered in process must load its one chunk and LanceDB, not the packages other commands use.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runCli } from '../helpers/cli.js';
+import { writeTree } from '../helpers/tmp.js';
+import { initVault } from '../helpers/vault.js';
+
+const COMPILED = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+const FILES = {
+  'logs/2026-06-01.md': [
+    '# 2026-06-01',
+    '',
+    '## 09:00 · cli',
+    '- [preference] Drinks the morning coffee black, without sugar #coffee ^f-aaaaaaaaa1',
+    '- [fact] home city:: Lisbon #location ^f-aaaaaaaaa2',
+    '- [decision] Publishes the site from the main branch every Friday ^f-aaaaaaaaa3',
+    '',
+  ].join('\n'),
+  '2_Areas/Coffee.md': ['---', 'title: Coffee', 'tags: [coffee]', '---', '# Coffee', '', '## Brewing', '', '- Pour-over at 94 degrees, a 1:16 ratio', '- A coffee grinder set to medium', ''].join('\n'),
+  '2_Areas/Publishing.md': ['# Publishing', '', '## How to publish a site', '', 'Build, then publish the site with one command.', ''].join('\n'),
+};
+
+/** Runs `file` (a CLI entry) with a module hook that lists every ES module it loads. */
+function runListingModules(file: string, args: readonly string[], hook: string): Promise<{ code: number; stdout: string; loaded: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VAULTKEEPER_VAULT: undefined } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, loaded: stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice(7)) }));
+  });
+}
+
+describe('the CLI bundle', () => {
+  let root: string;
+  let dir: string;
+  // One vault for every test here (useTempDir's folders go after each test).
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'vk-test-'));
+    root = await initVault(dir);
+    await writeTree(root, FILES);
+    const first = await runCli(['--vault', root, 'reindex', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is the package bin', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> };
+    expect(path.resolve(fileURLToPath(new URL('../..', import.meta.url)), pkg.bin.vaultkeeper!)).toBe(CLI);
+  });
+
+  it('prints the same search output as the compiled modules, as JSON and as text', async () => {
+    const queries = [
+      ['coffee'],
+      ['how to publish a site'],
+      ['coffee', '--kind', 'page'],
+      ['home city', '--category', 'fact', '-k', '3'],
+      ['coffee', '--tag', 'coffee', '--max-chars', '40'],
+      ['"morning coffee"'],
+    ];
+    for (const query of queries) {
+      for (const format of [['--json'], []]) {
+        const args = ['--vault', root, 'search', ...query, ...format];
+        const bundled = await runCli(args);
+        const compiled = await runNode(COMPILED, args);
+        expect(bundled.code, bundled.stderr).toBe(0);
+        expect(bundled.stdout.length).toBeGreaterThan(0);
+        expect(bundled.stdout, query.join(' ')).toBe(compiled.stdout);
+      }
+    }
+  });
+
+  it('loads only its search chunk and LanceDB for a search answered in process (the cached config: no yaml, no zod)', async () => {
+    const hook = path.join(dir, 'list-modules.mjs');
+    const hooks = path.join(dir, 'list-modules-hooks.mjs');
+    await writeFile(hooks, "export async function load(url, context, next) { process.stderr.write(`loaded ${url}\\n`); return next(url, context); }\n");
+    await writeFile(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    // The compiled modules' run above keyed the config cache to their validator: the first run here re-keys it.
+    await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], hook);
+    const run = await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], hook);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    const packages = new Set(run.loaded.filter((url) => url.includes('/node_modules/')).map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]));
+    expect([...packages]).toEqual(['@lancedb/lancedb']);
+    const ours = run.loaded.filter((url) => url.startsWith('file:') && !url.includes('/node_modules/'));
+    // Nothing from the compiled modules: the bundle is whole. The chunk count is the point of the bundle.
+    expect(ours.every((url) => url.includes('/dist/bin/')), ours.join('\n')).toBe(true);
+    expect(ours.length).toBeLessThan(16);
+  });
+
+  it('keeps the config validator as dist/bin/config.js, which the config cache reads to key its entries', async () => {
+    const validator = path.join(path.dirname(CLI), 'config.js');
+    const mod = (await import(pathToFileURL(validator).href)) as { parseConfigText?: unknown };
+    expect(typeof mod.parseConfigText).toBe('function');
+  });
+});
+
+function runNode(file: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
