@@ -8,6 +8,7 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { byCodeUnit } from '../text/compare.js';
 import { recordsTable } from './arrow-rows.js';
 import type { IndexRow } from './rows.js';
 
@@ -388,7 +389,7 @@ const TIE_MAX_GROWTH = 16;
  */
 async function ranked(fetch: (size: number) => Promise<ShownHit[]>, limit: number, order: 'descending' | 'ascending'): Promise<ShownHit[]> {
   const sign = order === 'descending' ? -1 : 1;
-  const byRank = (a: ShownHit, b: ShownHit): number => sign * (a.raw - b.raw) || a.key.localeCompare(b.key);
+  const byRank = (a: ShownHit, b: ShownHit): number => sign * (a.raw - b.raw) || byCodeUnit(a.key, b.key);
   for (let size = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN)); ; size *= 2) {
     // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
     const hits = (await fetch(size)).sort(byRank);
