@@ -4,7 +4,7 @@
  * neighbouring fact, so a fact row, and after a dream the page line that cites it, are findable by
  * their passage (the lower-weight context field, DESIGN §6). Forgotten facts are never in a passage.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { logRelPath, parseLog, type Fact } from '../logs/factlog.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
@@ -53,10 +53,15 @@ export class PassageReader {
   ) {}
 
   /** Reads the logs of these dates not read yet (a missing or unreadable log has no passages). */
-  async load(dates: Iterable<string>): Promise<void> {
+  load(dates: Iterable<string>): void {
     for (const date of dates) {
       if (this.byDate.has(date)) continue;
-      const content = await readFile(path.join(this.root, logRelPath(date))).catch(() => '');
+      let content: Buffer | string = '';
+      try {
+        content = readFileSync(path.join(this.root, logRelPath(date))); // synchronous, as the indexer reads (reindex.ts)
+      } catch {
+        // no passages
+      }
       this.byDate.set(date, passagesOf(liveFacts(content, date, this.tombstones)));
     }
   }

@@ -4,7 +4,8 @@
  */
 import { failpoint } from '../core/failpoint.js';
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
@@ -110,7 +111,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   if (options.clear) await clearIndex(ctx, uri);
   let store = await openStore(ctx, uri, dimensions);
   try {
-    let manifest = await readManifest(ctx.root);
+    // A rebuild starts from an empty manifest: reading the old one (its row hashes: ~6 MB at 100k facts) would be wasted.
+    let manifest = options.clear ? null : await readManifest(ctx.root);
     const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions });
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
@@ -141,12 +143,6 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
     const stats = await statAll(ctx.root, files);
-    // Files whose size or mtime changed are read a few ahead of the one being projected, so reading overlaps parsing.
-    const reader = new ReadAhead(ctx.root, files, (i) => {
-      const previous = m.files[files[i]!];
-      const info = stats[i];
-      return info !== null && info !== undefined && (previous === undefined || previous.size !== info.size || previous.mtimeMs !== info.mtimeMs);
-    });
     // The page parser (markdown-it) loads only when some file must be projected.
     let projector: typeof Projection | null = null;
     let touched = false;
@@ -178,7 +174,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       touched = true;
       let content: Buffer;
       try {
-        content = await reader.read(index);
+        // Read synchronously: for many small files fs/promises' readFile (a FileHandle each) cost ~5× the CPU (docs/benchmarks.md).
+        content = readFileSync(path.join(ctx.root, rel));
       } catch (error) {
         counts.skipped++;
         note(`skipped ${rel}: ${errorMessage(error)}`);
@@ -193,7 +190,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         continue;
       }
       projector ??= await import('./projection.js');
-      if (sourceKind(rel) !== 'log') await passages.load(citedDates(content));
+      if (sourceKind(rel) !== 'log') passages.load(citedDates(content));
       const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set(), passage: (date, id) => passages.get(date, id) });
       const hashes: Record<string, string> = {};
       for (const row of rows) {
@@ -363,29 +360,4 @@ async function embedRows(
 /** Cache misses so far, when the embedder counts them (a cached embedder); undefined when it does not (then every text counts). */
 function embedderCount(embedder: Embedder): number | undefined {
   return (embedder as { stats?: { embedded: number } }).stats?.embedded;
-}
-
-/** Reads files by index, starting the reads of the next few that `wanted` picks while the caller works on one. */
-class ReadAhead {
-  private readonly pending = new Map<number, Promise<Buffer>>();
-  private next = 0;
-
-  constructor(
-    private readonly root: string,
-    private readonly files: readonly string[],
-    private readonly wanted: (index: number) => boolean,
-    private readonly window = 16,
-  ) {}
-
-  read(index: number): Promise<Buffer> {
-    for (this.next = Math.max(this.next, index + 1); this.next < Math.min(this.files.length, index + 1 + this.window); this.next++) {
-      if (!this.wanted(this.next)) continue;
-      const ahead = readFile(path.join(this.root, this.files[this.next]!));
-      ahead.catch(() => undefined); // reported when its turn comes, not as an unhandled rejection now
-      this.pending.set(this.next, ahead);
-    }
-    const started = this.pending.get(index);
-    this.pending.delete(index);
-    return started ?? readFile(path.join(this.root, this.files[index]!));
-  }
 }

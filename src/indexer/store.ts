@@ -8,7 +8,8 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { recordsTable } from './arrow-rows.js';
+import { columnsTable } from './arrow-rows.js';
+import { isRemote } from './location.js';
 import type { IndexRow } from './rows.js';
 
 const TABLE = 'rows';
@@ -32,7 +33,7 @@ const HIT_FIELDS = [
  */
 const SHOWN_FIELDS = [...HIT_FIELDS, 'archived'] as const;
 /** The table's own columns besides `shown` and `vector`: what where clauses, lookups and the full-text index read. */
-const COLUMNS = ['key', 'kind', 'path', 'line', 'date', 'category', 'tags', 'page_type', 'status', 'archived', 'content', 'context', 'subject'] as const;
+type Column = 'key' | 'kind' | 'path' | 'line' | 'date' | 'category' | 'tags' | 'page_type' | 'status' | 'archived' | 'content' | 'context' | 'subject';
 
 export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
@@ -109,6 +110,8 @@ export class IndexStore {
     private readonly db: Connection,
     private table: Table | null,
     readonly dimensions: number | null,
+    /** Object storage: no two commits at once there (see add). */
+    private readonly remote: boolean,
   ) {}
 
   /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
@@ -116,7 +119,7 @@ export class IndexStore {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    return new IndexStore(db, await openRows(db), dimensions);
+    return new IndexStore(db, await openRows(db), dimensions, isRemote(uri));
   }
 
   /**
@@ -153,17 +156,25 @@ export class IndexStore {
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
     const arrow = arrowModule();
-    const data = recordsTable(arrow, schema(arrow, this.dimensions), rows.map((row) => toRecord(row, this.dimensions)));
+    const data = columnsTable(arrow, schema(arrow, this.dimensions), rows.length, columnsOf(rows, this.dimensions));
     if (this.table === null) {
       this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
       await this.table.add(data);
       const { Index } = await lance();
-      await this.table.createIndex('key', { config: Index.btree() });
-      await this.table.createIndex('path', { config: Index.btree() });
+      const table = this.table;
       // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
       // later rows are searched until the next optimize.
-      await this.table.createIndex('content', { config: Index.fts(FTS_OPTIONS) });
-      await this.table.createIndex('context', { config: Index.fts(FTS_OPTIONS) });
+      const builds = [
+        () => table.createIndex('key', { config: Index.btree() }),
+        () => table.createIndex('path', { config: Index.btree() }),
+        () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
+        () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
+      ];
+      // Side by side on a local index: each build leaves a core idle much of the time, and LanceDB commits
+      // indices of different columns without conflict there (docs/benchmarks.md). Object storage without a
+      // commit lock (s3rver in the tests) failed such concurrent commits, so there they run one by one.
+      if (this.remote) for (const build of builds) await build();
+      else await Promise.all(builds.map((build) => build()));
       return;
     }
     await this.table.add(data);
@@ -367,16 +378,18 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
   return new Schema(fields);
 }
 
-function toRecord(row: StoredRow, dimensions: number | null): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (const column of COLUMNS) record[column] = row[column];
-  record.shown = JSON.stringify(SHOWN_FIELDS.map((field) => row[field]));
-  if (dimensions === null) return record;
-  if (row.vector === undefined || row.vector.length !== dimensions) {
-    throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
-  }
-  record.vector = row.vector;
-  return record;
+/** The values of each column of the table for these rows, by column name; read column by column, no object per row. */
+function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name: string) => readonly unknown[] {
+  return (name) => {
+    if (name === 'shown') return rows.map((row) => JSON.stringify(SHOWN_FIELDS.map((field) => row[field])));
+    if (name !== 'vector') return rows.map((row) => row[name as Column]);
+    return rows.map((row) => {
+      if (row.vector === undefined || row.vector.length !== dimensions) {
+        throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
+      }
+      return row.vector;
+    });
+  };
 }
 
 type ShownHit = Hit & { archived: boolean };
