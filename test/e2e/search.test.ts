@@ -352,6 +352,25 @@ describe('page lines as rows', () => {
     await vault.close();
   });
 
+  it("ranks a line of the page whose title the question names above another page's line that also names it", async () => {
+    const page = (title: string, line: string): string => `---\ntitle: ${title}\ntype: person\n---\n# ${title}\n\n## Notes\n\n${line}\n`;
+    const files: Record<string, string> = {
+      '3_Personal/Ana.md': page('Ana', '- Went hiking in the Alps in June [[2026-06-01#^f-ttttttttt1]]'),
+      '3_Personal/Ben 2026-06.md': page('Ben 2026-06', '- Ana went hiking in the Alps in June [[2026-06-02#^f-ttttttttt2]]'),
+    };
+    for (let i = 0; i < 8; i++) files[`2_Areas/Market ${i}.md`] = page(`Market ${i}`, `- Bought bread number ${i} at the market [[2026-05-0${i + 1}#^f-fffffffff${i}]]`);
+    const vault = await makeVault(await tempDir(), { config: NONE, files });
+    await vault.reindex();
+    const search = (query: string) => vault.search(query, { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    // Ben's line holds both words itself, Ana's only "hiking"; but Ana's page is about Ana.
+    const [first, second] = await search('where did Ana go hiking?');
+    expect([first!.title, second!.title]).toEqual(['Ana', 'Ben 2026-06']);
+    expect(first!.score).toBeLessThanOrEqual(1);
+    // A title's number (a part's period) names nothing: "2026" does not lift Ben's page above Ana's.
+    expect((await search('hiking 2026'))[0]!.title).toBe('Ana');
+    await vault.close();
+  });
+
   it('never indexes a page line citing a forgotten fact, and keeps the rest of its section', async () => {
     const vault = await makeVault(await tempDir(), { config: NONE, files });
     await vault.forget({ id: 'f-ggggggggg2' }, { now: NOW });
