@@ -25,8 +25,9 @@ import { RECALL_FILE } from '../recall/events.js';
 export function minSimilarity(model: string): number {
   return model.startsWith('hash') ? 0.1 : 0.3;
 }
-/** Superseded values (an older keyed fact, a page's History) rank at half weight. */
+/** Superseded values (an older keyed fact, a page's History, a line marked `(until DATE)`) rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
+const UNTIL_RE = /\(until \d{4}-\d{2}-\d{2}\)\s*$/;
 /** A result dated today (a fact's day, a section's newest citation) keeps its score; an old one loses up to 10%, half of that after about three months. */
 const RECENCY_WEIGHT = 0.1;
 const RECENCY_HALF_LIFE_DAYS = 90;
@@ -207,7 +208,8 @@ export function fuse(
     if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleCoverage(hit.title, options.query);
     // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
-    if (hit.kind !== 'fact' && /(^|> )History( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;
+    // A line ending in `(until DATE)` is a superseded value wherever it stands (a page's Mentions repeat one so).
+    if (hit.kind !== 'fact' && (/(^|> )History( >|$)/i.test(hit.heading_path) || UNTIL_RE.test(hit.text))) score *= HISTORY_WEIGHT;
     if (hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
       score *= 1 - RECENCY_WEIGHT * (1 - 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS));

@@ -170,6 +170,18 @@ describe('current before superseded', () => {
     expect(results[1]!.score).toBeLessThan(results[0]!.score / 1.5);
     await vault.close();
   });
+
+  it("ranks a superseded value marked (until DATE) below the current one, even on a page the query names", async () => {
+    const lisbon = ['---', 'title: Lisbon', 'type: place', '---', '# Lisbon', '', '## Mentions', '',
+      '- Lisbon office manager: Ines Duarte (see [[Nuno Faria]]) [[2026-01-05#^f-uuuuuuuuu1]] (until 2026-02-20)', ''].join('\n');
+    const nuno = ['---', 'title: Nuno Faria', 'type: person', '---', '# Nuno Faria', '', '## Current', '',
+      '- Lisbon office manager:: Joao Pires and the facilities team [[2026-02-20#^f-uuuuuuuuu2]]', ''].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Lisbon.md': lisbon, '3_Personal/Nuno Faria.md': nuno } });
+    await vault.reindex();
+    const results = await vault.search('what is the Lisbon office manager', { refresh: false, recordRecall: false, now: NOW });
+    expect(results.map((r) => r.title)).toEqual(['Nuno Faria', 'Lisbon']);
+    await vault.close();
+  });
 });
 
 describe('a bounded read', () => {
