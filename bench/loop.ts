@@ -1,11 +1,13 @@
 /**
  * The whole loop on LoCoMo (part of `npm run eval`): each conversation's vault is searched before and
  * after the offline dream, over every kind of result, k = 10. A result counts for a question when it is
- * an evidence fact or a page (or core) result whose shown lines cite one. Reported per split (development
+ * an evidence fact or a page (or core) result whose shown statements cite one. Reported per split (development
  * conversations 0–6, held out 7–9) and category: recall@5/@10, MRR, the mean characters of a top 10, and
- * recall within reading budgets (results taken in order while their text fits).
+ * recall within reading budgets (results taken in order while their text fits, and the search itself bounded by
+ * `maxChars`).
  */
 import type { LocomoConversation, LocomoQuestion } from './locomo.js';
+import type { SearchResult } from '#src/indexer/search.js';
 import { openVault } from '#src/vault/vault.js';
 import { progress } from './report.js';
 import { markdownTable } from './stats.js';
@@ -28,6 +30,8 @@ interface Ranked {
   /** Dialog ids each result stands for, best first. */
   items: Array<Set<string>>;
   chars: number[];
+  /** Per budget (BUDGETS), the dialog ids of the answer to the same search asked with that `maxChars`. */
+  viaMaxChars: Array<Set<string>>;
 }
 
 interface Score {
@@ -36,6 +40,7 @@ interface Score {
   rr: number;
   chars10: number;
   budgets: number[];
+  viaMaxChars: number[];
 }
 
 export interface LoopAggregate {
@@ -45,6 +50,8 @@ export interface LoopAggregate {
   mrr: number;
   chars10: number;
   budgets: number[];
+  /** Recall when the search itself is bounded by `--max-chars` (it keeps a result's best statements that fit). */
+  viaMaxChars: number[];
 }
 
 export interface LoopResults {
@@ -77,6 +84,7 @@ export function score(ranked: Ranked, gold: readonly string[]): Score {
     rr: first === -1 ? 0 : 1 / (first + 1),
     chars10: ranked.chars.slice(0, K).reduce((a, b) => a + b, 0),
     budgets,
+    viaMaxChars: ranked.viaMaxChars.map((ids) => [...wanted].filter((id) => ids.has(id)).length / wanted.size),
   };
 }
 
@@ -90,6 +98,7 @@ export function aggregate(scores: readonly Score[]): LoopAggregate {
     mrr: mean((s) => s.rr),
     chars10: mean((s) => s.chars10),
     budgets: BUDGETS.map((_, i) => mean((s) => s.budgets[i]!)),
+    viaMaxChars: BUDGETS.map((_, i) => mean((s) => s.viaMaxChars[i]!)),
   };
 }
 
@@ -98,15 +107,15 @@ export async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: Read
   try {
     await vault.reindex();
     const out: Ranked[] = [];
+    const dialogs = (r: SearchResult): Set<string> =>
+      new Set((r.kind === 'fact' ? [r.id ?? ''] : r.citations).map((id) => dialogIds.get(id)).filter((d): d is string => d !== undefined));
     for (const q of questions) {
-      const results = await vault.search(q.question.question, { k: DEPTH, refresh: false, recordRecall: false, now: NOW });
-      out.push({
-        items: results.map((r) => {
-          const ids = r.kind === 'fact' ? [r.id ?? ''] : r.citations;
-          return new Set(ids.map((id) => dialogIds.get(id)).filter((d): d is string => d !== undefined));
-        }),
-        chars: results.map((r) => r.text.length),
-      });
+      const ask = (maxChars?: number): Promise<SearchResult[]> =>
+        vault.search(q.question.question, { k: DEPTH, refresh: false, recordRecall: false, now: NOW, ...(maxChars === undefined ? {} : { maxChars }) });
+      const results = await ask();
+      const viaMaxChars: Array<Set<string>> = [];
+      for (const budget of BUDGETS) viaMaxChars.push(new Set((await ask(budget)).flatMap((r) => [...dialogs(r)])));
+      out.push({ items: results.map(dialogs), chars: results.map((r) => r.text.length), viaMaxChars });
     }
     return out;
   } finally {
@@ -171,16 +180,19 @@ export function renderLoop(r: LoopResults): string {
   out.push(
     'Each conversation\'s vault (as above, embedder `none`) is searched with every question of categories 1–4 over all kinds of result ' +
       '(facts, page lines, core), k = 10, before the dream and after `dream --force --offline` has run until nothing is pending. A result ' +
-      'counts when it is an evidence turn\'s fact, or a page or core result whose shown lines cite one. "chars@10" is the mean length of the ' +
-      `top 10 results' text; "recall@N chars" takes results in order while their text fits in N characters. Ranking was developed on ` +
+      'counts when it is an evidence turn\'s fact, or a page or core result whose shown statements cite one (their `citations`). "chars@10" is the mean length of the ' +
+      `top 10 results' text; "recall@N chars" takes results in order while their text fits in N characters; "via --max-chars N" asks ` +
+      'the search itself for N characters (a page result that does not fit whole keeps its best statements that do). Ranking was developed on ' +
       'conversations 0–6 only; 7–9 are held out.',
     '',
   );
-  const rows: string[][] = [['split', 'phase', 'questions', 'recall@5', 'recall@10', 'MRR', 'chars@10', ...BUDGETS.map((b) => `recall@${b} chars`)]];
+  const rows: string[][] = [
+    ['split', 'phase', 'questions', 'recall@5', 'recall@10', 'MRR', 'chars@10', ...BUDGETS.map((b) => `recall@${b} chars`), ...BUDGETS.map((b) => `via --max-chars ${b}`)],
+  ];
   for (const [split, phases] of Object.entries(r.splits)) {
     for (const phase of ['before', 'after'] as const) {
       const a = phases[phase].all!;
-      rows.push([split, phase, String(a.n), f3(a.recall5), f3(a.recall10), f3(a.mrr), a.chars10.toFixed(0), ...a.budgets.map(f3)]);
+      rows.push([split, phase, String(a.n), f3(a.recall5), f3(a.recall10), f3(a.mrr), a.chars10.toFixed(0), ...a.budgets.map(f3), ...a.viaMaxChars.map(f3)]);
     }
   }
   out.push(markdownTable(rows), '');

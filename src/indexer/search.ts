@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
+import { byCodeUnit } from '../text/compare.js';
 import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
 import { parseQuery, passesFilters, termCoverage, type ParsedQuery } from './query.js';
@@ -228,8 +229,8 @@ function rank(units: Unit[]): Unit[] {
   keyed.sort(
     (a, b) =>
       b.unit.score - a.unit.score ||
-      (b.date ?? '').localeCompare(a.date ?? '') ||
-      a.unit.members[0]!.hit.path.localeCompare(b.unit.members[0]!.hit.path) ||
+      byCodeUnit(b.date ?? '', a.date ?? '') ||
+      byCodeUnit(a.unit.members[0]!.hit.path, b.unit.members[0]!.hit.path) ||
       a.line - b.line,
   );
   return keyed.map((entry) => entry.unit);

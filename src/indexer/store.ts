@@ -8,6 +8,7 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { byCodeUnit } from '../text/compare.js';
 import { columnsTable } from './arrow-rows.js';
 import { isRemote } from './location.js';
 import type { IndexRow } from './rows.js';
@@ -72,7 +73,8 @@ async function loadLance(): Promise<typeof Lance> {
   // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
   process.env.LANCE_LOG ??= 'error';
   process.env.LANCEDB_LOG ??= 'error';
-  return import('@lancedb/lancedb');
+  // LanceDB is CommonJS: require()d, it skips the ES module loader's scan of its exports (~6 ms of a CLI search).
+  return createRequire(import.meta.url)('@lancedb/lancedb') as typeof Lance;
 }
 
 /**
@@ -99,6 +101,12 @@ function arrowAsOneFile(): void {
 
 export class IndexStore {
   private closed = false;
+  /**
+   * How many hits each list fetched per hit kept, as the last query's tie at the cut needed (`ranked`): ties are
+   * a trait of a vault's texts (templated facts tie in runs of a hundred), so the next query starts there and
+   * rarely needs a second fetch. It changes what a search costs, never what it finds.
+   */
+  private readonly fetchFactor = { text: 0, vector: 0 };
 
   private constructor(
     private readonly db: Connection,
@@ -230,13 +238,16 @@ export class IndexStore {
     if ((await this.current()) === null || query.terms.length === 0) return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
     const words = query.terms.join(' ');
-    const run = (where: string | null): Promise<ShownHit[]> =>
-      ranked(async (size) => {
+    const run = async (where: string | null): Promise<ShownHit[]> => {
+      const { hits, enough } = await ranked(async (size) => {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
         let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(size);
         if (where !== null) q = q.where(where);
         return hitsOf(await q.toArrow(), '_score');
-      }, limit, 'descending');
+      }, limit, 'descending', this.fetchFactor.text);
+      this.fetchFactor.text = enough / limit;
+      return hits;
+    };
     let hits: ShownHit[];
     if (filter.archived) hits = await run(filter.where);
     else if (filter.where !== null) hits = await run(`${filter.where} AND archived = false`);
@@ -251,11 +262,12 @@ export class IndexStore {
   /** The `limit` nearest rows by cosine distance, equal distances in key order (`ranked`). */
   async nearest(vector: Float32Array, where: string | null, limit: number): Promise<Hit[]> {
     if ((await this.current()) === null || this.dimensions === null) return [];
-    const hits = await ranked(async (size) => {
+    const { hits, enough } = await ranked(async (size) => {
       let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
       if (where !== null) q = q.where(where);
       return hitsOf(await q.toArrow(), '_distance');
-    }, limit, 'ascending');
+    }, limit, 'ascending', this.fetchFactor.vector);
+    this.fetchFactor.vector = enough / limit;
     return hits.map(withoutArchived);
   }
 
@@ -385,8 +397,8 @@ function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name
 type ShownHit = Hit & { archived: boolean };
 
 /**
- * A few more candidates are fetched than kept, so a run of equal scores at the cut is usually whole in one query
- * (on the Dendron vault a tie at the 50th hit ran at most 7 further, docs/benchmarks.md).
+ * At least this share more candidates are fetched than kept, so a run of equal scores at the cut is usually whole
+ * in one query (on the Dendron vault a tie at the 50th hit ran at most 7 further, docs/benchmarks.md).
  */
 const TIE_MARGIN = 0.2;
 /** However long a tie at the cut runs, fetching stops at this many times the limit. */
@@ -395,18 +407,31 @@ const TIE_MAX_GROWTH = 16;
 /**
  * The best `limit` rows of `fetch`, by score (`raw`) then key. LanceDB cuts a run of equal scores at its limit
  * arbitrarily: which of the tied rows come back varies from run to run and between two builds of the same
- * files. So more rows are fetched than kept; when the last fetched still ties with the last kept, the tied run
- * may go on past what was fetched, and the fetch grows until it ends. The cut then falls in key order, and
- * the hits are the same every time (up to TIE_MAX_GROWTH times the limit).
+ * files. So more rows are fetched than kept (`factor` times the limit, at least TIE_MARGIN more); when the last
+ * fetched still ties with the last kept, the tied run may go on past what was fetched, and the fetch doubles
+ * until it ends. The cut then falls in key order, and the hits are the same every time, whatever the factor
+ * (up to TIE_MAX_GROWTH times the limit). `enough`: the fetch that would have held this query's tied run with
+ * the margin to spare, where the next query may start.
  */
-async function ranked(fetch: (size: number) => Promise<ShownHit[]>, limit: number, order: 'descending' | 'ascending'): Promise<ShownHit[]> {
+async function ranked(
+  fetch: (size: number) => Promise<ShownHit[]>,
+  limit: number,
+  order: 'descending' | 'ascending',
+  factor: number,
+): Promise<{ hits: ShownHit[]; enough: number }> {
   const sign = order === 'descending' ? -1 : 1;
-  const byRank = (a: ShownHit, b: ShownHit): number => sign * (a.raw - b.raw) || a.key.localeCompare(b.key);
-  for (let size = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN)); ; size *= 2) {
+  const byRank = (a: ShownHit, b: ShownHit): number => sign * (a.raw - b.raw) || byCodeUnit(a.key, b.key);
+  const least = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN));
+  for (let size = Math.max(least, Math.ceil(limit * factor)); ; size *= 2) {
     // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
     const hits = (await fetch(size)).sort(byRank);
-    const whole = hits.length < size || hits[size - 1]!.raw !== hits[limit - 1]!.raw;
-    if (whole || size >= limit * TIE_MAX_GROWTH) return hits.slice(0, limit);
+    const cut = hits[limit - 1]?.raw;
+    const whole = hits.length < size || hits[size - 1]!.raw !== cut;
+    if (whole || size >= limit * TIE_MAX_GROWTH) {
+      let end = limit;
+      while (end < hits.length && hits[end]!.raw === cut) end++;
+      return { hits: hits.slice(0, limit), enough: Math.max(least, Math.ceil(end * (1 + TIE_MARGIN))) };
+    }
   }
 }
 

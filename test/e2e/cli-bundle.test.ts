@@ -28,17 +28,28 @@ const FILES = {
   '2_Areas/Publishing.md': ['# Publishing', '', '## How to publish a site', '', 'Build, then publish the site with one command.', ''].join('\n'),
 };
 
-/** Runs `file` (a CLI entry) with a module hook that lists every ES module it loads. */
-function runListingModules(file: string, args: readonly string[], hook: string): Promise<{ code: number; stdout: string; loaded: string[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VAULTKEEPER_VAULT: undefined } });
+/**
+ * Runs `file` (a CLI entry) with hooks that list every module it loads into `list`: ES modules as they load
+ * (the hook runs on its own thread, so it appends to the file rather than writing to stderr), CommonJS ones
+ * (require's cache, the hook itself aside) at exit.
+ */
+async function runListingModules(file: string, args: readonly string[], dir: string, list: string): Promise<{ code: number; stdout: string; loaded: string[] }> {
+  const loadHook = path.join(dir, 'list-modules-hooks.mjs');
+  const esm = path.join(dir, 'list-modules.mjs');
+  const cjs = path.join(dir, 'list-modules.cjs');
+  await writeFile(loadHook, "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.VK_MODULE_LIST, `${url}\\n`); return next(url, context); }\n");
+  await writeFile(esm, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(loadHook).href)});\n`);
+  await writeFile(cjs, "process.on('exit', () => { for (const file of Object.keys(require.cache)) if (file !== __filename) require('node:fs').appendFileSync(process.env.VK_MODULE_LIST, `file://${file}\\n`); });\n");
+  await writeFile(list, '');
+  const run = await new Promise<{ code: number; stdout: string }>((resolve, reject) => {
+    const env = { ...process.env, VAULTKEEPER_VAULT: undefined, VK_MODULE_LIST: list };
+    const child = spawn(process.execPath, ['--import', pathToFileURL(esm).href, '--require', cjs, file, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env });
     let stdout = '';
-    let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, loaded: stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice(7)) }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
   });
+  return { ...run, loaded: (await readFile(list, 'utf8')).split('\n').filter((line) => line !== '') };
 }
 
 describe('the CLI bundle', () => {
@@ -83,21 +94,21 @@ describe('the CLI bundle', () => {
   });
 
   it('loads only its search chunk and LanceDB for a search answered in process (the cached config: no yaml, no zod)', async () => {
-    const hook = path.join(dir, 'list-modules.mjs');
-    const hooks = path.join(dir, 'list-modules-hooks.mjs');
-    await writeFile(hooks, "export async function load(url, context, next) { process.stderr.write(`loaded ${url}\\n`); return next(url, context); }\n");
-    await writeFile(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    const list = path.join(dir, 'modules.txt');
     // The compiled modules' run above keyed the config cache to their validator: the first run here re-keys it.
-    await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], hook);
-    const run = await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], hook);
+    await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], dir, list);
+    const run = await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], dir, list);
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
-    const packages = new Set(run.loaded.filter((url) => url.includes('/node_modules/')).map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]));
-    expect([...packages]).toEqual(['@lancedb/lancedb']);
+    const packages = new Set(run.loaded.filter((url) => url.includes('/node_modules/')).map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]!));
+    // LanceDB, its native module and what it requires (apache-arrow, reflect-metadata): nothing of another command's.
+    expect([...packages].filter((name) => !name.startsWith('@lancedb/') && !['apache-arrow', 'reflect-metadata'].includes(name))).toEqual([]);
+    expect(packages).toContain('@lancedb/lancedb');
     const ours = run.loaded.filter((url) => url.startsWith('file:') && !url.includes('/node_modules/'));
     // Nothing from the compiled modules: the bundle is whole. The chunk count is the point of the bundle.
     expect(ours.every((url) => url.includes('/dist/bin/')), ours.join('\n')).toBe(true);
     expect(ours.length).toBeLessThan(16);
+    expect(ours.some((url) => /\/dist\/bin\/search-[\w-]+\.js$/.test(url))).toBe(true);
   });
 
   it('keeps the config validator as dist/bin/config.js, which the config cache reads to key its entries', async () => {
