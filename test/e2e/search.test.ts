@@ -94,7 +94,7 @@ describe('the context field', () => {
     const byId = new Map(results.map((r) => [r.id, r]));
     expect(results[0]!.id).toBe('f-bbbbbbbbb1'); // its own words outrank a neighbour's
     const bowl = byId.get('f-bbbbbbbbb3'); // "A small bowl, painted blue": no word of the question but Melanie, found by its neighbours
-    expect(bowl).toMatchObject({ text: 'Melanie: A small bowl, painted blue', line: 6, link: '[[2026-06-02#^f-bbbbbbbbb3]]' });
+    expect(bowl).toMatchObject({ text: 'Melanie: A small bowl, painted blue', line: 6, link: '[[2026-06-02#^f-bbbbbbbbb3]]', statements: [{ line: 6, line_end: 6, citations: [] }] });
     // Another batch of the same day is not context.
     expect(byId.has('f-bbbbbbbbb4')).toBe(false);
     await vault.close();

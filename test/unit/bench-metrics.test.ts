@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { buildBm25, tokenize } from '../../bench/bm25.js';
+import { score as scoreLoop } from '../../bench/loop.js';
 import { aggregate, aggregateByCategory, scoreRanking } from '../../bench/metrics.js';
 import { replaceSection } from '../../bench/report.js';
 import { markdownTable, parseTimeVerbose, percentile, summarize } from '../../bench/stats.js';
@@ -19,6 +20,23 @@ describe('scoreRanking', () => {
   });
   test('a question without evidence is an error', () => {
     expect(() => scoreRanking(['a'], [])).toThrow(RangeError);
+  });
+});
+
+describe('the loop score', () => {
+  test('a budget takes whole results in order while they fit; via --max-chars counts what the bounded search returned', () => {
+    const ranked = {
+      items: [new Set(['x']), new Set(['a', 'y']), new Set(['b'])],
+      chars: [600, 900, 100],
+      // Per budget (700, 1,400, 3,000): the dialog ids of the answer to the search bounded by that many characters.
+      viaMaxChars: [new Set(['x', 'a']), new Set(['x', 'a', 'b']), new Set(['x', 'a', 'y', 'b'])],
+    };
+    const s = scoreLoop(ranked, ['a', 'b']);
+    // 700 and 1,400 hold only the first result (600 + 900 > 1,400); 3,000 holds all three.
+    expect(s.budgets).toEqual([0, 0, 1]);
+    expect(s.viaMaxChars).toEqual([0.5, 1, 1]);
+    expect(s.chars10).toBe(1600);
+    expect(s.rr).toBe(0.5);
   });
 });
 
