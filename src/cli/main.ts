@@ -239,8 +239,11 @@ function quietOnClosedPipe(): void {
 async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe();
   redactOutput();
-  const program = build();
   const debug = argv.includes('--debug');
+  // The CLI is a bundle (docs/ARCHITECTURE.md): with --debug, stack traces name the sources, through the source maps
+  // of the chunks loaded from here on (each command's).
+  if (debug) process.setSourceMapsEnabled(true);
+  const program = build();
   try {
     await program.parseAsync(argv);
   } catch (error) {

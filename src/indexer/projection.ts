@@ -108,13 +108,16 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
     for (const statement of statements) {
       // A line of nothing but links ("- [[Ana 2026-05]]" under Parts or Related) is navigation: the pages it names are searched themselves.
       if (onlyStopWords(statement.text.replace(LINK_RE, ' '))) continue;
-      const citations = [...new Set(citedInLine(statement.text))].filter((id) => chunk.citations.includes(id));
+      // Every citation holds `#^`: most statements have none, and skip the scans for them.
+      const cites = statement.text.includes('#^');
+      const citations = cites ? [...new Set(citedInLine(statement.text))].filter((id) => chunk.citations.includes(id)) : [];
       // The passages of the facts it cites, so a page line stays findable by its neighbours' words as the
       // facts were before the dream (the page's own neighbouring lines cost precision: docs/benchmarks.md).
-      const passages = [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '');
-      const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), statement.text.replace(CITATION_RE, '')].filter((l) => l !== ''))];
+      const passages = cites ? [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '') : [];
+      const own = cites ? statement.text.replace(CITATION_RE, '') : statement.text;
+      const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), own].filter((l) => l !== ''))];
       const line = chunk.startLine + statement.start;
-      const date = newestDate([statement.text], tombstones) ?? sectionDate;
+      const date = (cites ? newestDate([statement.text], tombstones) : null) ?? sectionDate;
       const when = date === null ? '' : `\n${dateWords(date)}`;
       rows.push(
         pageRow(base, {
@@ -128,7 +131,7 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: `${statement.text.replace(CITATION_RE, '')}${when}`,
+          content: `${own}${when}`,
           context: `${context.join('\n')}${when}`,
         }),
       );
@@ -202,6 +205,7 @@ function pageRow(base: PageFields, own: PageRowFields): IndexRow {
 function newestDate(lines: readonly string[], tombstones: TombstoneSet): string | null {
   let date: string | null = null;
   for (const line of lines) {
+    if (!line.includes('#^f-')) continue; // no citation: skip the scan (most lines)
     for (const match of line.matchAll(CITATION_DATE_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
     }

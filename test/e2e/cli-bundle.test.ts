@@ -111,6 +111,12 @@ describe('the CLI bundle', () => {
     expect(ours.some((url) => /\/dist\/bin\/search-[\w-]+\.js$/.test(url))).toBe(true);
   });
 
+  it('names the TypeScript sources in a --debug stack trace (source maps)', async () => {
+    const debug = await runCli(['--vault', root, '--debug', 'forget', 'f-0000000000']);
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/^\s+at .*src\/[\w/-]+\.ts:\d+:\d+/m);
+  });
+
   it('keeps the config validator as dist/bin/config.js, which the config cache reads to key its entries', async () => {
     const validator = path.join(path.dirname(CLI), 'config.js');
     const mod = (await import(pathToFileURL(validator).href)) as { parseConfigText?: unknown };
