@@ -205,6 +205,7 @@ function pageRow(base: PageFields, own: PageRowFields): IndexRow {
 function newestDate(lines: readonly string[], tombstones: TombstoneSet): string | null {
   let date: string | null = null;
   for (const line of lines) {
+    if (!line.includes('#^f-')) continue; // no citation: skip the scan (most lines)
     for (const match of line.matchAll(CITATION_DATE_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
     }
