@@ -87,3 +87,14 @@ export function termCoverage(text: string, query: ParsedQuery): number {
   const words = new Set(normalizeText(text).split(' '));
   return query.terms.filter((term) => words.has(term)).length / query.terms.length;
 }
+
+/**
+ * The share of a page title's words that the query names (0–1): its words after normalizing, without stop words
+ * and numbers (a split part's period, "Ana 2026-05", names no subject). A question naming a page's subject ("what
+ * did Ana …") is about that page's statements more than about lines elsewhere that only mention it.
+ */
+export function titleCoverage(title: string, query: ParsedQuery): number {
+  const words = [...new Set(normalizeText(title).split(' '))].filter((word) => word !== '' && !STOP_WORDS.has(word) && !/^\d+$/.test(word));
+  if (words.length === 0) return 0;
+  return words.filter((word) => query.terms.includes(word)).length / words.length;
+}

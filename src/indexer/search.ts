@@ -12,7 +12,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { byCodeUnit } from '../text/compare.js';
 import { appendConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
-import { parseQuery, passesFilters, termCoverage, type ParsedQuery } from './query.js';
+import { parseQuery, passesFilters, termCoverage, titleCoverage, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 import { inLineOrder, shownText, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
@@ -25,8 +25,9 @@ import { RECALL_FILE } from '../recall/events.js';
 export function minSimilarity(model: string): number {
   return model.startsWith('hash') ? 0.1 : 0.3;
 }
-/** Superseded values (an older keyed fact, a page's History) rank at half weight. */
+/** Superseded values (an older keyed fact, a page's History, a line marked `(until DATE)`) rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
+const UNTIL_RE = /\(until \d{4}-\d{2}-\d{2}\)\s*$/;
 /** A result dated today (a fact's day, a section's newest citation) keeps its score; an old one loses up to 10%, half of that after about three months. */
 const RECENCY_WEIGHT = 0.1;
 const RECENCY_HALF_LIFE_DAYS = 90;
@@ -40,6 +41,12 @@ export const CONTEXT_WEIGHT = 0.85;
  * (in proportion between): measured on LoCoMo conversations 0–6 (docs/benchmarks.md).
  */
 const COVERAGE_WEIGHT = 0.05;
+/**
+ * A page statement whose page title the query names (all of its words) scores this much more, in proportion to
+ * the title words named: the dream files a subject's statements on its page (measured on LoCoMo conversations 0–6,
+ * docs/benchmarks.md). Facts have no title; a score above 1 is shown as 1.
+ */
+export const TITLE_WEIGHT = 0.2;
 /** The BM25 score that maps to 0.5: a full-text score s becomes s / (s + TEXT_HALF_SCORE), in 0–1 (about 0.3 for one word in a vault of a few facts, 0.7–0.9 for a question's rarer words in thousands). */
 const TEXT_HALF_SCORE = 4;
 
@@ -198,9 +205,11 @@ export function fuse(
   return [...byKey.values()].map(({ hit, text, vector }) => {
     let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
     score *= (1 + COVERAGE_WEIGHT * termCoverage(hit.text, options.query)) / (1 + COVERAGE_WEIGHT);
+    if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleCoverage(hit.title, options.query);
     // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
-    if (hit.kind !== 'fact' && /(^|> )History( >|$)/i.test(hit.heading_path)) score *= HISTORY_WEIGHT;
+    // A line ending in `(until DATE)` is a superseded value wherever it stands (a page's Mentions repeat one so).
+    if (hit.kind !== 'fact' && (/(^|> )History( >|$)/i.test(hit.heading_path) || UNTIL_RE.test(hit.text))) score *= HISTORY_WEIGHT;
     if (hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
       score *= 1 - RECENCY_WEIGHT * (1 - 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS));

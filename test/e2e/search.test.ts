@@ -170,6 +170,18 @@ describe('current before superseded', () => {
     expect(results[1]!.score).toBeLessThan(results[0]!.score / 1.5);
     await vault.close();
   });
+
+  it("ranks a superseded value marked (until DATE) below the current one, even on a page the query names", async () => {
+    const lisbon = ['---', 'title: Lisbon', 'type: place', '---', '# Lisbon', '', '## Mentions', '',
+      '- Lisbon office manager: Ines Duarte (see [[Nuno Faria]]) [[2026-01-05#^f-uuuuuuuuu1]] (until 2026-02-20)', ''].join('\n');
+    const nuno = ['---', 'title: Nuno Faria', 'type: person', '---', '# Nuno Faria', '', '## Current', '',
+      '- Lisbon office manager:: Joao Pires and the facilities team [[2026-02-20#^f-uuuuuuuuu2]]', ''].join('\n');
+    const vault = await makeVault(await tempDir(), { config: NONE, files: { '2_Areas/Lisbon.md': lisbon, '3_Personal/Nuno Faria.md': nuno } });
+    await vault.reindex();
+    const results = await vault.search('what is the Lisbon office manager', { refresh: false, recordRecall: false, now: NOW });
+    expect(results.map((r) => r.title)).toEqual(['Nuno Faria', 'Lisbon']);
+    await vault.close();
+  });
 });
 
 describe('a bounded read', () => {
@@ -349,6 +361,25 @@ describe('page lines as rows', () => {
     expect(greenhouse).toMatchObject({ line: 12, line_end: 13, citations: ['f-ggggggggg4'], date: '2026-06-03' });
     // Lines of nothing but links are navigation, not statements.
     for (const r of await search('Ana allotments 2026 05')) expect(r.text).not.toMatch(/^- \[\[[^\]]*\]\]$/);
+    await vault.close();
+  });
+
+  it("ranks a line of the page whose title the question names above another page's line that also names it", async () => {
+    const page = (title: string, line: string): string => `---\ntitle: ${title}\ntype: person\n---\n# ${title}\n\n## Notes\n\n${line}\n`;
+    const files: Record<string, string> = {
+      '3_Personal/Ana.md': page('Ana', '- Went hiking in the Alps in June [[2026-06-01#^f-ttttttttt1]]'),
+      '3_Personal/Ben 2026-06.md': page('Ben 2026-06', '- Ana went hiking in the Alps in June [[2026-06-02#^f-ttttttttt2]]'),
+    };
+    for (let i = 0; i < 8; i++) files[`2_Areas/Market ${i}.md`] = page(`Market ${i}`, `- Bought bread number ${i} at the market [[2026-05-0${i + 1}#^f-fffffffff${i}]]`);
+    const vault = await makeVault(await tempDir(), { config: NONE, files });
+    await vault.reindex();
+    const search = (query: string) => vault.search(query, { refresh: false, recordRecall: false, kind: 'page', now: NOW });
+    // Ben's line holds both words itself, Ana's only "hiking"; but Ana's page is about Ana.
+    const [first, second] = await search('where did Ana go hiking?');
+    expect([first!.title, second!.title]).toEqual(['Ana', 'Ben 2026-06']);
+    expect(first!.score).toBeLessThanOrEqual(1);
+    // A title's number (a part's period) names nothing: "2026" does not lift Ben's page above Ana's.
+    expect((await search('hiking 2026'))[0]!.title).toBe('Ana');
     await vault.close();
   });
 

@@ -1,6 +1,9 @@
-/** termCoverage: the share of a query's ranking words that a row's own text holds (search's coordination factor). */
+/**
+ * termCoverage: the share of a query's ranking words that a row's own text holds (search's coordination factor);
+ * titleCoverage: the share of a page title's words that the query names (search's title factor).
+ */
 import { describe, expect, it } from 'vitest';
-import { parseQuery, termCoverage } from '../../src/indexer/query.js';
+import { parseQuery, termCoverage, titleCoverage } from '../../src/indexer/query.js';
 
 describe('termCoverage', () => {
   it('counts the ranking words a text holds as whole words, after normalizing, never stop words', () => {
@@ -14,5 +17,18 @@ describe('termCoverage', () => {
 
   it('is 0 for a query with only phrases (nothing ranks by words alone)', () => {
     expect(termCoverage('a red kettle', parseQuery('"red kettle"'))).toBe(0);
+  });
+});
+
+describe('titleCoverage', () => {
+  it("counts the title's words the query names, never its numbers or stop words", () => {
+    const query = parseQuery('where did Nate go in 2022?');
+    expect(titleCoverage('Nate 2022-05', query)).toBe(1);
+    expect(titleCoverage('Anytime Nate', query)).toBe(0.5);
+    expect(titleCoverage('Joanna 2022-05', query)).toBe(0);
+    expect(titleCoverage('The Garden', parseQuery('garden tools'))).toBe(1);
+    // A title of nothing but numbers and stop words names nothing.
+    expect(titleCoverage('2022-05', query)).toBe(0);
+    expect(titleCoverage('', query)).toBe(0);
   });
 });
