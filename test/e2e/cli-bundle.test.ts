@@ -85,7 +85,7 @@ describe('the CLI bundle', () => {
       for (const format of [['--json'], []]) {
         const args = ['--vault', root, 'search', ...query, ...format];
         const bundled = await runCli(args);
-        const compiled = await runNode(COMPILED, args);
+        const compiled = await runCli(args, { script: COMPILED });
         expect(bundled.code, bundled.stderr).toBe(0);
         expect(bundled.stdout.length).toBeGreaterThan(0);
         expect(bundled.stdout, query.join(' ')).toBe(compiled.stdout);
@@ -123,15 +123,3 @@ describe('the CLI bundle', () => {
     expect(typeof mod.parseConfigText).toBe('function');
   });
 });
-
-function runNode(file: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}

@@ -14,12 +14,14 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   input?: string | Uint8Array;
+  /** Another build of the CLI to run instead of the bundle (e.g. dist/cli/main.js, to compare the two). */
+  script?: string;
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1', ...options.env };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.script ?? CLI, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
