@@ -13,11 +13,11 @@ import { onlyStopWords } from './query.js';
 import type { IndexRow } from './rows.js';
 import { splitStatements } from './statements.js';
 import { LOG_PATH_RE, sourceKind } from './sources.js';
+import { CITATION_RE } from '../text/citation.js';
 
 export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
 const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
-const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
 const LINK_RE = /!?\[\[[^\]]*\]\]/g;
 /** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
 const GENERATED_CORE_SECTIONS = ['Often recalled', 'Pages'];

@@ -1,5 +1,6 @@
 /** One searchable unit in the index (DESIGN §6): a fact, a statement of a page section (a list item, a paragraph), or a list item of MEMORY.md. */
 import { hash } from 'node:crypto';
+import { CITATION_RE } from '../text/citation.js';
 
 export type RowKind = 'fact' | 'page' | 'core';
 export const ROW_KINDS: readonly RowKind[] = ['fact', 'page', 'core'];
@@ -41,7 +42,6 @@ export interface IndexRow {
   subject: string;
 }
 
-const CITATION_RE = /!?\[\[\d{4}-\d{2}-\d{2}#\^[A-Za-z0-9-]+(?:\|[^\]]*)?\]\]/g;
 
 /** A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded. */
 export function rowHash(row: IndexRow): string {
