@@ -5,7 +5,9 @@
  * named as someone's home city or lunch spot has a page that tells what is known about the place.
  * A mention is a copy, never the statement: it cites what the statement cites (a later duplicate's citation
  * is added here too), and a keyed value is written `subject: value` (one colon, as History does), marked
- * `(until DATE)` once its main page moves it to History, so only the main page's Current holds the value.
+ * `(until DATE)` once its main page moves it to History, so only the main page's Current holds the value,
+ * and `(disputed)` while its fact waits under an open conflict (a same-day second value), so a place's
+ * page does not state as settled what its person's page holds back.
  */
 import type { Fact } from '../logs/factlog.js';
 import { citationsIn, citedIds, withoutCitations } from '../text/citation.js';
@@ -15,6 +17,9 @@ import { isItem, itemBody, subjectOf, type Page } from './page.js';
 /** The link to the page that states the fact, as a mention line writes it. */
 const SEE_RE = / \(see \[\[([^\]|]+)\]\]\)/;
 const UNTIL_RE = /\s*\(until (\d{4}-\d{2}-\d{2})\)\s*$/;
+const DISPUTED_RE = /\s*\(disputed\)\s*$/;
+/** An open conflict item, as conflicts.ts writes it; a ticked one is resolved. */
+const OPEN_CONFLICT_RE = /^\s*- \[ \] \*\*/;
 /** Sections whose lines are not a page's own statements. */
 const NOT_STATED = new Set(['Mentions', 'Related', 'Parts', 'Conflicts']);
 
@@ -24,6 +29,7 @@ export const isMention = (line: string): boolean => isItem(line) && SEE_RE.test(
 const said = (line: string): string =>
   normalizeText(
     withoutCitations(itemBody(line).replace(SEE_RE, ''))
+      .replace(DISPUTED_RE, '')
       .replace(UNTIL_RE, '')
       .replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2'),
   );
@@ -54,8 +60,9 @@ export function addMention(target: Page, source: Page, fact: Fact): void {
     const have = new Set(citedIds(line));
     const more = cites.filter((c) => !have.has(citedIds(c)[0]!));
     if (more.length === 0) return;
-    const until = UNTIL_RE.exec(line);
-    target.lines[held] = until === null ? `${line.trimEnd()} ${more.join(' ')}` : `${line.slice(0, until.index)} ${more.join(' ')}${until[0]}`;
+    // New citations go before a closing `(until …)` or `(disputed)`.
+    const end = UNTIL_RE.exec(line) ?? DISPUTED_RE.exec(line);
+    target.lines[held] = end === null ? `${line.trimEnd()} ${more.join(' ')}` : `${line.slice(0, end.index)} ${more.join(' ')}${end[0]}`;
     return;
   }
   target.append('Mentions', `- ${text} (see [[${source.title}]]) ${cites.join(' ')}`);
@@ -79,7 +86,28 @@ export function markSuperseded(pages: readonly Page[], editable: (page: Page) =>
       const line = page.lines[i]!;
       if (!isMention(line) || UNTIL_RE.test(line)) continue;
       const dates = citedIds(line).map((id) => until.get(id));
-      if (dates.every((d): d is string => d !== undefined)) page.lines[i] = `${line.trimEnd()} (until ${dates.sort().at(-1)!})`;
+      if (dates.every((d): d is string => d !== undefined)) page.lines[i] = `${line.replace(DISPUTED_RE, '').trimEnd()} (until ${dates.sort().at(-1)!})`;
+    }
+  }
+}
+
+/**
+ * A mention whose facts wait under an open conflict on any page gets `(disputed)`; once a person resolves the
+ * conflict (markSuperseded has then dated the losing value), the mark goes. Only mention lines change.
+ */
+export function markDisputed(pages: readonly Page[], editable: (page: Page) => boolean): void {
+  const open = new Set<string>();
+  for (const page of pages) {
+    for (const i of page.sectionLines('Conflicts')) if (OPEN_CONFLICT_RE.test(page.lines[i]!)) for (const id of citedIds(page.lines[i]!)) open.add(id);
+  }
+  for (const page of pages.filter(editable)) {
+    for (const i of page.sectionLines('Mentions')) {
+      const line = page.lines[i]!;
+      if (!isMention(line)) continue;
+      const disputed = citedIds(line).some((id) => open.has(id));
+      const marked = DISPUTED_RE.test(line);
+      if (disputed && !marked && !UNTIL_RE.test(line)) page.lines[i] = `${line.trimEnd()} (disputed)`;
+      else if (!disputed && marked) page.lines[i] = line.replace(DISPUTED_RE, '');
     }
   }
 }

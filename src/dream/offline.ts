@@ -33,7 +33,7 @@ import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
 import { canonical, recognizeEntities, speakerOf, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
-import { addMention, isMention, markSuperseded } from './mentions.js';
+import { addMention, isMention, markDisputed, markSuperseded } from './mentions.js';
 import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 
@@ -140,6 +140,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     }
   }
   markSuperseded([...pages.values()], (p) => !p.rel.startsWith(ARCHIVE_DIR));
+  markDisputed([...pages.values()], (p) => !p.rel.startsWith(ARCHIVE_DIR));
   const today = input.now.toISOString().slice(0, 10);
   // An archived page is left as it was archived.
   for (const page of pages.values()) if (!page.rel.startsWith(ARCHIVE_DIR) && pastCommitments(page, today)) touched.set(page, touched.get(page) ?? '');

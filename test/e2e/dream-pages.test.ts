@@ -156,6 +156,39 @@ describe('mentions: a page tells what other pages state about its entity', { tim
   });
 });
 
+describe('mentions of a value later disputed', { timeout: 240_000 }, () => {
+  it('reads (disputed) while the conflict is open, and as history once a person ticks it', async () => {
+    const vault = await vaultWith([
+      { text: 'Lunch with Bob Smith in Berlin', date: '2026-06-01', category: 'moment' },
+      { text: 'Flew to Berlin for the conference', date: '2026-06-02' },
+      { text: 'Alice Chen plays chess', date: '2026-06-03' },
+      { text: 'Alice Chen has two cats', date: '2026-06-03' },
+      { text: "Alice Chen's home city:: Berlin", date: '2026-06-04' },
+    ]);
+    expect((await vault.dream({ force: true, offline: true, now: new Date('2026-06-05T06:00:00Z') })).status).toBe('ok');
+    const mention = /^- Alice Chen's home city: Berlin \(see \[\[Alice Chen\]\]\) \[\[2026-06-04#\^f-[0-9a-z]{10}\]\]/m;
+    expect(await read(vault, '2_Areas/Berlin.md')).toMatch(new RegExp(`${mention.source}$`, 'm'));
+
+    // A second value written later on the same day: the dream flags the pair and promotes neither.
+    await vault.remember([{ text: "Alice Chen's home city:: Lisbon", category: 'fact' as never, tags: [] }], { source: 'test', now: new Date('2026-06-04T18:00:00Z') });
+    const flagged = await vault.dream({ force: true, offline: true, now: new Date('2026-06-06T06:00:00Z') });
+    expect(flagged.conflicts).toBe(1);
+    const alice = await read(vault, '3_Personal/Alice Chen.md');
+    expect(alice).toMatch(/- \[ \] \*\*Alice Chen's home city\*\*: "Berlin" .* or "Lisbon" /);
+    expect(alice).not.toMatch(/home city:: /);
+    expect(await read(vault, '2_Areas/Berlin.md')).toMatch(new RegExp(`${mention.source} \\(disputed\\)$`, 'm'));
+
+    // The person keeps the later value: Berlin's mention becomes history, no longer disputed.
+    await writeFile(path.join(vault.root, '3_Personal/Alice Chen.md'), alice.replace("- [ ] **Alice Chen's home city**", "- [x] **Alice Chen's home city**"));
+    await vault.remember([{ text: 'Alice Chen likes tea', category: 'preference' as never, tags: [] }], { source: 'test', now: new Date('2026-06-07T10:00:00Z') });
+    expect((await vault.dream({ force: true, offline: true, now: new Date('2026-06-08T06:00:00Z') })).status).toBe('ok');
+    const berlin = await read(vault, '2_Areas/Berlin.md');
+    expect(berlin).toMatch(new RegExp(`${mention.source} \\(until 2026-06-04\\)$`, 'm'));
+    expect(berlin).not.toContain('(disputed)');
+    expect(await read(vault, '3_Personal/Alice Chen.md')).toMatch(/## Current\n\n- Alice Chen's home city:: Lisbon /);
+  }, 120_000);
+});
+
 describe('mentions in a conversation', { timeout: 240_000 }, () => {
   it("a turn that names the other speaker links her page but repeats nothing there; a place it names is mentioned", async () => {
     const vault = await vaultWith([
