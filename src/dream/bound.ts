@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { isItem, Page, type Section } from './page.js';
 import { citedDates, citedIds } from '../text/citation.js';
+import { byText } from '../text/compare.js';
 
 /** Split below the stated bound, so a part that grows by one batch still stays under it. */
 export const MAX_PAGE_BYTES = 16 * 1024;
@@ -32,7 +33,7 @@ const isHub = (page: Page): boolean => page.headingIndex('Parts') >= 0 && page.p
 const MOVING: readonly Section[] = ['Notes', 'Mentions'];
 
 export function boundPages(pages: Map<string, Page>): void {
-  for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
+  for (const page of [...pages.values()].sort((a, b) => byText(a.rel, b.rel))) {
     if (!page.changed() || page.property('type') === null) continue;
     // New notes on a hub go to the part of their period, so the hub keeps only its lead.
     if (isHub(page)) split(pages, page, partsLevel(page) ?? levelOf(page), true);
@@ -81,7 +82,7 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
   }
   takeOut(hub, moving);
   const base = level === 'chunk' ? hub.title : hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, '');
-  for (const [key, lines] of [...byPart.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [key, lines] of [...byPart.entries()].sort(([a], [b]) => byText(a, b))) {
     const title = level === 'chunk' ? `${base} (${key})` : `${base} ${key}`;
     const rel = path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);

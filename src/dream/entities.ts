@@ -7,6 +7,7 @@
  */
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
+import { byText } from '../text/compare.js';
 
 export type EntityType = 'person' | 'place' | 'organization' | 'project';
 
@@ -76,7 +77,7 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
   const knownNames = known
     .filter(({ name }) => acceptable(name))
     .map(({ name, entity }) => ({ entity, re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u'), length: name.length, name }))
-    .sort((a, b) => b.length - a.length || a.name.localeCompare(b.name));
+    .sort((a, b) => b.length - a.length || byText(a.name, b.name));
   // How the tagger reads a word on its own, to tell a greeting beside a first name ("Congrats Caroline",
   // "Melanie Absolutely") from a full name ("Farid Haddad").
   const alone = new Map<string, string[]>();
@@ -145,13 +146,13 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
   for (const fact of facts) {
     const list = out.get(fact.id)!;
     const text = plainText(fact.text);
-    for (const [first, names] of [...full.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [first, names] of [...full.entries()].sort(([a], [b]) => byText(a, b))) {
       if (names.length !== 1 || list.some((m) => m.entity.name.split(' ')[0] === first)) continue;
       const at = new RegExp(String.raw`(?<![\p{L}])${first}(?![\p{L}])`, 'u').exec(text)?.index;
       if (at !== undefined) list.push({ entity: { name: first, key: normalizeText(first), type: 'person' }, at });
     }
     // At one position the longer name is the one meant ("Daniel Okafor", not a page titled "Daniel").
-    list.sort((a, b) => a.at - b.at || b.entity.name.length - a.entity.name.length || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || a.entity.key.localeCompare(b.entity.key));
+    list.sort((a, b) => a.at - b.at || b.entity.name.length - a.entity.name.length || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || byText(a.entity.key, b.entity.key));
   }
   return out;
 }
@@ -166,7 +167,7 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
   for (const list of mentions.values()) for (const m of list) if (!all.has(m.entity.key)) all.set(m.entity.key, m.entity);
   const full = [...all.values()].filter((e) => e.type === 'person' && e.key.includes(' '));
   const map = new Map<string, Entity>();
-  for (const [key, entity] of [...all.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [key, entity] of [...all.entries()].sort(([a], [b]) => byText(a, b))) {
     const page = known.get(key);
     if (page !== undefined) {
       map.set(key, page);

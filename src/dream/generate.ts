@@ -13,6 +13,7 @@ import { appendConfined, writeConfined } from '../vault/confined-write.js';
 import { JOURNAL_FILE } from './journal.js';
 import { redact } from '../core/redact.js';
 import { linkTarget } from './memory.js';
+import { byText } from '../text/compare.js';
 
 export const UNSORTED_PAGE = '0_Inbox/unsorted.md';
 export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
@@ -131,9 +132,9 @@ export async function writeIndex(root: string, run: string): Promise<void> {
     zones.set(zone, [...(zones.get(zone) ?? []), page]);
   }
   if (pages.length === 0) lines.push('_No pages yet._');
-  for (const [zone, list] of [...zones.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [zone, list] of [...zones.entries()].sort(([a], [b]) => byText(a, b))) {
     lines.push(`## ${zone}`, '');
-    for (const page of list.sort((a, b) => a.rel.localeCompare(b.rel))) {
+    for (const page of list.sort((a, b) => byText(a.rel, b.rel))) {
       const about = [page.type, page.tags.slice(0, 5).map((t) => `#${t}`).join(' ')].filter((s) => s !== '').join(' · ');
       lines.push(`- [[${linkTarget(page.rel, pages)}${page.title !== path.posix.basename(page.rel, '.md') ? `|${page.title}` : ''}]]${about ? ` — ${about}` : ''}`);
     }

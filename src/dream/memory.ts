@@ -21,6 +21,7 @@ import { confinedPath } from '../vault/confine.js';
 import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
 import { citedIds, withoutCitations } from '../text/citation.js';
+import { byText } from '../text/compare.js';
 
 type Kind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
 
@@ -107,13 +108,13 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
       RANK.get(a.kind)! - RANK.get(b.kind)! ||
       byDue(a.due, b.due) ||
       b.recall - a.recall ||
-      b.date.localeCompare(a.date) ||
-      a.text.localeCompare(b.text) ||
-      a.rel.localeCompare(b.rel),
+      byText(b.date, a.date) ||
+      byText(a.text, b.text) ||
+      byText(a.rel, b.rel),
   );
   const recalled = [...recall.pages.entries()]
     .filter(([rel]) => all.some((p) => p.rel === rel))
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
     .slice(0, RECALLED_SHOWN)
     .map(([rel, n]) => `- [[${linkTarget(rel, all)}]] (recalled ${n} times)`);
   const header = [
@@ -146,7 +147,7 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
 }
 
 /** Soonest due first; a commitment without a date after every dated one. */
-const byDue = (a: string, b: string): number => (a === b ? 0 : a === '' ? 1 : b === '' ? -1 : a.localeCompare(b));
+const byDue = (a: string, b: string): number => (a === b ? 0 : a === '' ? 1 : b === '' ? -1 : byText(a, b));
 
 function kindOf(line: string, headingPath: readonly string[], facts: ReadonlyArray<{ category: Category; tags: string[] }>): Kind | null {
   const text = withoutCitations(line);
@@ -172,7 +173,7 @@ function dedupe(items: readonly Item[]): Item[] {
 function leftOut(items: readonly Item[], all: readonly PageInfo[]): string {
   const per = new Map<string, number>();
   for (const item of items) per.set(item.rel, (per.get(item.rel) ?? 0) + 1);
-  const pages = [...per.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([rel]) => `[[${linkTarget(rel, all)}]]`);
+  const pages = [...per.entries()].sort((a, b) => b[1] - a[1] || byText(a[0], b[0])).map(([rel]) => `[[${linkTarget(rel, all)}]]`);
   const named = pages.slice(0, 5);
   return `+${items.length} more on ${named.join(', ')}${pages.length > named.length ? ' …' : ''}`;
 }

@@ -36,6 +36,7 @@ import { cite } from './generate.js';
 import { addMention, isMention, markDisputed, markSuperseded } from './mentions.js';
 import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
+import { byText } from '../text/compare.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -104,7 +105,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   removeForgotten(pages, input.tombstones);
   resolveConflicts(pages.values());
 
-  const facts = [...input.facts].sort((a, b) => a.date.localeCompare(b.date) || a.line - b.line);
+  const facts = [...input.facts].sort((a, b) => byText(a.date, b.date) || a.line - b.line);
   const routing = await planRouting(pages, facts);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
@@ -156,7 +157,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
 
   let written = 0;
   const notRewritten: string[] = [];
-  for (const page of [...pages.values()].sort((a, b) => a.rel.localeCompare(b.rel))) {
+  for (const page of [...pages.values()].sort((a, b) => byText(a.rel, b.rel))) {
     if (!page.changed()) continue;
     const text = page.text();
     if (text === page.original) continue;
@@ -248,12 +249,12 @@ interface Routing {
  */
 async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
-  const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => a.rel.localeCompare(b.rel));
+  const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
   // starts a live page again under the same name, and links resolve to that one (the shorter path).
   const byName = (name: string): Page | undefined => {
     const want = normalizeText(name);
-    return [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && !p.rel.startsWith(ARCHIVE_DIR) && normalizeText(p.title) === want).sort((a, b) => a.rel.localeCompare(b.rel))[0];
+    return [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && !p.rel.startsWith(ARCHIVE_DIR) && normalizeText(p.title) === want).sort((a, b) => byText(a.rel, b.rel))[0];
   };
   // Entities that already have a page, by title and alias.
   const known = new Map<string, Entity>();
@@ -326,7 +327,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
   for (const tag of [...parent.keys()].sort()) groups.set(find(tag), [...(groups.get(find(tag)) ?? []), tag]);
   const groupTitle = (tag: string): { title: string; tags: string[]; facts: number } => {
     const members = groups.get(find(tag)) ?? [tag];
-    const lead = [...members].sort((a, b) => (tagCount.get(b) ?? 0) - (tagCount.get(a) ?? 0) || a.localeCompare(b))[0]!;
+    const lead = [...members].sort((a, b) => (tagCount.get(b) ?? 0) - (tagCount.get(a) ?? 0) || byText(a, b))[0]!;
     return { title: titleOf(lead), tags: members, facts: facts.filter((f) => f.tags.some((t) => members.includes(t))).length };
   };
   // A tag whose facts mostly name one entity (or that is the entity's name) goes to that entity's page.
@@ -343,7 +344,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
       const main = mainOf(f);
       if (main !== undefined) counts.set(main.entity.key, { entity: main.entity, n: (counts.get(main.entity.key)?.n ?? 0) + 1 });
     }
-    const top = [...counts.values()].sort((a, b) => b.n - a.n || a.entity.key.localeCompare(b.entity.key))[0];
+    const top = [...counts.values()].sort((a, b) => b.n - a.n || byText(a.entity.key, b.entity.key))[0];
     if (top !== undefined && top.n >= 2 && top.n * 3 >= withTag.length * 2 && byName(titleOf(tag)) === undefined) tagEntity.set(tag, top.entity);
   }
 
@@ -461,7 +462,7 @@ function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: s
     return page.lines.findIndex((l, i) => !code.has(i) && isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && !['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? ''));
   };
   // The page the fact routes to first, then the others in a fixed order.
-  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || a.rel.localeCompare(b.rel));
+  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || byText(a.rel, b.rel));
   for (const page of candidates) {
     const index = holding(page);
     if (index < 0) continue;

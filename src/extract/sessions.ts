@@ -19,6 +19,7 @@ import { addCounts, createExtractor, emptyCounts, type ExtractionCounts, type Ex
 import { globFiles } from './glob.js';
 import { decode, ingestTranscript, sourceFor } from './ingest.js';
 import { parseTranscript } from './transcript.js';
+import { byText } from '../text/compare.js';
 
 export const EXTRACT_STATE_FILE = '.vaultkeeper/extract-state.json';
 /** Bytes at the start of a file whose hash tells a replaced file from a grown one. */
@@ -98,7 +99,7 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
       if (info?.isFile()) files.push({ file, info });
     }
     // Oldest first: a long first pass makes steady progress through the backlog.
-    files.sort((a, b) => Number(a.info.mtimeMs) - Number(b.info.mtimeMs) || a.file.localeCompare(b.file));
+    files.sort((a, b) => Number(a.info.mtimeMs) - Number(b.info.mtimeMs) || byText(a.file, b.file));
     for (const [file] of Object.entries(state.files)) if (!matched.has(file)) delete state.files[file];
 
     for (const { file, info } of files) {

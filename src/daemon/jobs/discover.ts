@@ -20,6 +20,7 @@ import { confinedPath, pageWriteTarget } from '../../vault/confine.js';
 import { writeConfined } from '../../vault/confined-write.js';
 import { ARCHIVE_DIR, DASHBOARD_PAGE, DIGESTS_DIR } from '../../vault/layout.js';
 import type { Vault } from '../../vault/vault.js';
+import { byText } from '../../text/compare.js';
 
 export const INSIGHTS_PAGE = '0_Inbox/insights.md';
 const STATE_FILE = '.vaultkeeper/discover-state.json';
@@ -79,7 +80,7 @@ export async function discoverLinks(vault: Vault, executor: Pick<LlmExecutor, 'c
   const resolve = linkResolver(all.map((p) => ({ path: p })));
   const state = await readState(root);
   const queue = [...eligible]
-    .sort((a, b) => (state.visited[a] ?? '').localeCompare(state.visited[b] ?? '') || a.localeCompare(b))
+    .sort((a, b) => byText(state.visited[a] ?? '', state.visited[b] ?? '') || byText(a, b))
     .slice(0, options.maxPages ?? DEFAULT_MAX_PAGES);
   const run = `discover-${now.toISOString()}`;
   const replies: Reply[] = [];
