@@ -107,6 +107,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   let lastWrite: Date | null = null;
   let warm: WarmVault | null = null;
+  let stopped = false;
   try {
     const scheduler = await createScheduler({
       root,
@@ -147,12 +148,14 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         wake = null;
       }
     }
-    logger.log('info', 'stopped');
+    stopped = true;
     return 0;
   } finally {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'] as const) process.off(signal, onSignal);
+    // A watcher pass in flight finishes (and logs) first, so "stopped" is the log's last word.
     await warm?.close();
     await state.vault.close().catch(() => undefined);
+    if (stopped) logger.log('info', 'stopped');
     await removePidFile(root, pid.pid);
     await release().catch(() => undefined);
   }
