@@ -68,6 +68,7 @@ function files(): Record<string, string> {
 interface Reindexed {
   rows: number;
   workers: number;
+  ms: number;
 }
 
 async function build(workers: number): Promise<{ root: string; result: Reindexed }> {
