@@ -44,8 +44,25 @@ export async function acquireLock(root: string, name: string, options: LockOptio
       // proper-lockfile's own staleness (an mtime not refreshed for a while) would hand the lock of a live
       // holder that a loaded machine starved for seconds to a second writer; staleness is judged here instead,
       // by the owner record (takeOverDead), and by the mtime only where no record names a holder.
-      const release = await lockfile.lock(target, { realpath: false, stale: MTIME_STALE_MS * 40, update: 5_000, lockfilePath: `${target}.lock` });
-      return await recordOwner(target, release);
+      const held = { releasing: false, lost: false };
+      const release = await lockfile.lock(target, {
+        realpath: false,
+        stale: MTIME_STALE_MS * 40,
+        update: 5_000,
+        lockfilePath: `${target}.lock`,
+        // proper-lockfile stats its folder every `update` ms and, finding it gone, calls this (by default a
+        // throw from a timer, which kills the process). Its check misses a release made while that stat is in
+        // flight, so our own release could kill us (a dream under load did, CI 2026-11-24): that is ignored.
+        // A folder truly lost while held (removed by hand) is remembered, so the release leaves alone what
+        // may now be another holder's lock and record.
+        onCompromised: () => {
+          if (!held.releasing) held.lost = true;
+        },
+      });
+      return await recordOwner(target, async () => {
+        held.releasing = true;
+        if (!held.lost) await release();
+      }, () => held.lost);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTDIR') throw strayLockFile(name);
@@ -112,7 +129,7 @@ function parseOwner(text: string): z.infer<typeof Owner> | undefined {
   }
 }
 
-async function recordOwner(target: string, release: () => Promise<void>): Promise<() => Promise<void>> {
+async function recordOwner(target: string, release: () => Promise<void>, lost: () => boolean): Promise<() => Promise<void>> {
   const ownerFile = `${target}.owner`;
   try {
     const { dir, born } = await lockIdentity(`${target}.lock`);
@@ -125,7 +142,7 @@ async function recordOwner(target: string, release: () => Promise<void>): Promis
     // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.
   }
   return async () => {
-    await rm(ownerFile, { force: true });
+    if (!lost()) await rm(ownerFile, { force: true });
     await release();
   };
 }

@@ -7,7 +7,7 @@
  */
 import { eng } from 'stopword/src/stopwords_eng.js';
 import { UsageError } from '../core/errors.js';
-import { normalizeText } from '../text/normalize.js';
+import { containsWords, normalizeText } from '../text/normalize.js';
 
 /**
  * The stopword package's English list, plus the question and auxiliary words it lacks and words an
@@ -84,8 +84,11 @@ export function passesFilters(text: string, query: ParsedQuery): boolean {
  */
 export function termCoverage(text: string, query: ParsedQuery): number {
   if (query.terms.length === 0) return 0;
-  const words = new Set(normalizeText(text).split(' '));
-  return query.terms.filter((term) => words.has(term)).length / query.terms.length;
+  // Each term is one normalized word: looked up in the text rather than splitting the text into a set of its words.
+  const normalized = normalizeText(text);
+  let held = 0;
+  for (const term of query.terms) if (containsWords(normalized, term)) held++;
+  return held / query.terms.length;
 }
 
 /**

@@ -163,13 +163,16 @@ export async function search(
   });
   const current = await supersede(store, scored, where);
   const results = bound(rank(toUnits(current)), k, options).map(toResult);
-  if (options.recordRecall ?? true) {
-    // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
-    await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
-      if (!['EROFS', 'EACCES', 'EPERM', 'ENOSPC'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    });
-  }
+  if (options.recordRecall ?? true) await recordSearch(ctx, query, options, results);
   return results;
+}
+
+/** Appends the search's recall event to .vaultkeeper/recall.jsonl (what `recordRecall` asks for). */
+export async function recordSearch(ctx: VaultContext, query: string, options: SearchOptions, results: readonly SearchResult[]): Promise<void> {
+  // A recall event only ranks MEMORY.md; on a read-only or full disk the answer matters more than the count.
+  await recordRecall(ctx.root, query, options, results).catch((error: unknown) => {
+    if (!['EROFS', 'EACCES', 'EPERM', 'ENOSPC'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  });
 }
 
 /**

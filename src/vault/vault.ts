@@ -17,6 +17,7 @@ import type { IndexStore as IndexStoreType } from '../indexer/store.js';
 import type * as SearchModule from '../indexer/search.js';
 import type * as StoreModule from '../indexer/store.js';
 import type * as LocationModule from '../indexer/location.js';
+import type * as FreshModule from '../indexer/fresh.js';
 import type * as ErrorsModule from '../core/errors.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
@@ -160,16 +161,22 @@ export class Vault {
 
   /** What a search needs, imported once: resolving the modules again on each call cost a warm search ~0.1 ms (docs/benchmarks.md). */
   private searchModules(): Promise<SearchModules> {
-    this.modules ??= Promise.all([import('../indexer/search.js'), import('../indexer/store.js'), import('../indexer/location.js'), import('../core/errors.js')]).then(
-      ([search, store, location, errors]) => ({ ...search, ...store, ...location, ...errors }),
-    );
+    this.modules ??= Promise.all([
+      import('../indexer/search.js'),
+      import('../indexer/store.js'),
+      import('../indexer/location.js'),
+      import('../indexer/fresh.js'),
+      import('../core/errors.js'),
+    ]).then(([search, store, location, fresh, errors]) => ({ ...search, ...store, ...location, ...fresh, ...errors }));
     return this.modules;
   }
 
   async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
-    const { search, validateSearch, IndexStore, lanceMessage, indexUri, VaultkeeperError } = await this.searchModules();
+    const { validateSearch, lanceMessage, VaultkeeperError } = await this.searchModules();
     validateSearch(query, options);
     if (options.refresh ?? true) {
+      const early = await this.searchIfUnchanged(query, options);
+      if (early !== null) return early;
       try {
         await this.reindex({ lockWaitMs: 2_000, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
       } catch (error) {
@@ -184,25 +191,18 @@ export class Vault {
         }
       }
     }
-    const embedder = await this.loadEmbedder(options.onNote);
-    // The store stays open across searches (opening costs tens of ms); it sees other processes' writes.
-    const run = async (): Promise<SearchResult[]> => {
-      this.store ??= IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
-      // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
-      return search(this.ctx, await this.store, embedder?.uncached ?? null, query, options);
-    };
     const reopen = async (): Promise<void> => {
       const stale = this.store;
       this.store = undefined;
       (await stale?.catch(() => null))?.close();
     };
     try {
-      return await run();
+      return await this.searchIndex(query, options);
     } catch (error) {
       if (error instanceof VaultkeeperError) throw error;
       await reopen();
       try {
-        return await run(); // a table rebuilt by another indexer needs a fresh handle
+        return await this.searchIndex(query, options); // a table rebuilt by another indexer needs a fresh handle
       } catch (again) {
         if (again instanceof VaultkeeperError) throw again;
         await reopen();
@@ -210,12 +210,47 @@ export class Vault {
       // The index is a projection: when it cannot be read, rebuild it from the files and search again.
       options.onNote?.(`the index could not be searched (${lanceMessage(error)}); rebuilding it`);
       await this.reindex({ clear: true, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
-      return run();
+      return this.searchIndex(query, options);
     }
+  }
+
+  /** The query against the index as it is. The store stays open across searches (opening costs tens of ms); it sees other processes' writes. */
+  private async searchIndex(query: string, options: VaultSearchOptions): Promise<SearchResult[]> {
+    const { search, IndexStore, indexUri } = await this.searchModules();
+    const embedder = await this.loadEmbedder(options.onNote);
+    this.store ??= IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
+    // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
+    return search(this.ctx, await this.store, embedder?.uncached ?? null, query, options);
+  }
+
+  /**
+   * The search run side by side with the freshness check, its answer kept when the check finds nothing changed
+   * (null otherwise, and on any error: the caller then brings the index up to date and searches as before). In a
+   * fresh process (a CLI search) LanceDB opens the table and reads its full-text index on its own threads while the
+   * check reads the manifest and stats the files here (docs/benchmarks.md). The index is the one the check
+   * vouched for, so the answer is the one a search after the check returns.
+   */
+  private async searchIfUnchanged(query: string, options: VaultSearchOptions): Promise<SearchResult[] | null> {
+    const { unchangedIndex, indexUri, isRemote, recordSearch } = await this.searchModules();
+    // A remote index always takes the full pass (fresh.ts): nothing to overlap.
+    if (isRemote(indexUri(this.ctx))) return null;
+    const embedder = await this.loadEmbedder(options.onNote);
+    const opened = this.store !== undefined;
+    const answer = this.searchIndex(query, { ...options, recordRecall: false }).catch(() => null);
+    const want = { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: false };
+    const same = await unchangedIndex(this.ctx, want).catch(() => null);
+    const results = await answer;
+    if (same === null || results === null) {
+      // Something changed: the reindex that follows may rebuild the table, so a handle opened just now is not kept.
+      if (!opened) await this.close();
+      return null;
+    }
+    if (options.recordRecall ?? true) await recordSearch(this.ctx, query, options, results);
+    return results;
   }
 }
 
-type SearchModules = typeof SearchModule & typeof StoreModule & typeof LocationModule & typeof ErrorsModule;
+type SearchModules = typeof SearchModule & typeof StoreModule & typeof LocationModule & typeof FreshModule & typeof ErrorsModule;
 
 export async function openVault(options: LocateOptions = {}): Promise<Vault> {
   return new Vault(await loadContext(options));

@@ -33,6 +33,19 @@ describe('normalizeText', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('is the three steps of DESIGN §5 done one after the other (one pass over separators is only faster)', () => {
+    const stepwise = (text: string): string => text.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/gu, ' ').trim();
+    const separators = fc.constantFrom(' ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2028', '-', ',', '!', '::', '#', '🙂', '$', '_', '—', '«', '»');
+    const pieces = fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 6 }), separators), { maxLength: 16 });
+    fc.assert(
+      fc.property(pieces, (parts) => {
+        const input = parts.join('');
+        expect(normalizeText(input)).toBe(stepwise(input));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('containsWords', () => {
