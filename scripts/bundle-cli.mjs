@@ -36,7 +36,12 @@ const isBare = (id) => !id.startsWith('.') && !path.isAbsolute(id) && !id.starts
 await rm(OUT, { recursive: true, force: true });
 const bundle = await rolldown({
   // config.ts is an entry of its own so it keeps its name: the config cache keys on the validator's bytes.
-  input: { vaultkeeper: path.join(ROOT, 'src/cli/main.ts'), config: path.join(ROOT, 'src/core/config.ts') },
+  // The projection worker too: the indexer starts it by file name, beside the chunk that imports it (project-pool.ts).
+  input: {
+    vaultkeeper: path.join(ROOT, 'src/cli/main.ts'),
+    config: path.join(ROOT, 'src/core/config.ts'),
+    'project-worker': path.join(ROOT, 'src/indexer/project-worker.ts'),
+  },
   platform: 'node',
   tsconfig: path.join(ROOT, 'tsconfig.build.json'),
   external: (id) => isBare(id) && !BUNDLED_PACKAGES.has(packageOf(id)),

@@ -1,37 +1,138 @@
 /**
- * Index rows as an Arrow table, built column by column for LanceDB's add. Handed row objects, LanceDB
+ * Index rows as Arrow data, built column by column for LanceDB's add. Handed row objects, LanceDB
  * infers a schema and transposes every row, and apache-arrow's builders encode string by string; a
  * profile of the 100k-fact rebuild spent most of its time there. Here each string column is encoded
- * into one buffer at once with its offsets. The table has exactly the schema the store creates (store.ts).
+ * into one buffer at once with its offsets.
+ *
+ * In two steps: `encodeColumns` makes plain typed arrays without Arrow, so a projection worker can encode
+ * its rows and hand the buffers over without copying (project-worker.ts); `arrowTable` wraps encoded
+ * batches as one Arrow table of the store's schema, in the Arrow instance LanceDB uses (store.ts).
  */
 import type * as Arrow from 'apache-arrow';
+import type { ColumnKind, ColumnSpec } from './columns.js';
 
 type ArrowModule = typeof Arrow;
 type Value = unknown;
 
-/**
- * `column(name)` gives, for every field of `schema` (the store's), its `length` values of the field's type:
- * string (or null where the field allows it), integer, boolean, list of strings, or a vector (Float32Array
- * or numbers).
- */
-export function columnsTable(arrow: ArrowModule, schema: Arrow.Schema, length: number, column: (name: string) => readonly Value[]): Arrow.Table {
-  const { DataType } = arrow;
-  const columns: Arrow.Data[] = schema.fields.map((field) => {
-    const values = column(field.name);
-    if (values.length !== length) throw new Error(`column ${field.name} holds ${values.length} values for ${length} rows`);
-    const type = field.type as Arrow.DataType;
-    if (DataType.isUtf8(type)) return utf8Data(arrow, values as Array<string | null>);
-    if (DataType.isInt(type)) return arrow.makeData({ type: new arrow.Int32(), length: values.length, nullCount: 0, data: Int32Array.from(values as number[]) });
-    if (DataType.isBool(type)) return boolData(arrow, values as boolean[]);
-    if (DataType.isList(type)) return listData(arrow, type as Arrow.List<Arrow.Utf8>, values as string[][]);
-    if (DataType.isFixedSizeList(type)) return vectorData(arrow, type as Arrow.FixedSizeList<Arrow.Float32>, values as Array<ArrayLike<number>>);
-    throw new Error(`no Arrow conversion for column ${field.name} of type ${String(type)}`);
-  });
-  const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children: columns });
-  return new arrow.Table(new arrow.RecordBatch(schema, struct));
+interface EncodedUtf8 {
+  kind: 'utf8';
+  offsets: Int32Array;
+  data: Uint8Array;
+  /** Validity bits (1 = a value), only when some value is null. */
+  nulls?: Uint8Array;
+  nullCount: number;
 }
 
-function utf8Data(arrow: ArrowModule, values: ReadonlyArray<string | null>): Arrow.Data<Arrow.Utf8> {
+export type EncodedColumn =
+  | EncodedUtf8
+  | { kind: 'int32'; data: Int32Array }
+  | { kind: 'bool'; length: number; data: Uint8Array }
+  | { kind: 'utf8-list'; offsets: Int32Array; child: EncodedUtf8 }
+  | { kind: 'vector'; size: number; data: Float32Array };
+
+/** Some rows' columns, in the order of the specs they were encoded with. */
+export interface EncodedBatch {
+  length: number;
+  columns: EncodedColumn[];
+}
+
+/**
+ * `column(name)` gives, for every spec, its `length` values of the spec's kind: string (or null where the
+ * kind allows it), integer, boolean, list of strings, or a vector (Float32Array or numbers) of `dimensions`.
+ */
+export function encodeColumns(specs: readonly ColumnSpec[], length: number, column: (name: string) => readonly Value[], dimensions: number | null = null): EncodedBatch {
+  const columns = specs.map((spec): EncodedColumn => {
+    const values = column(spec.name);
+    if (values.length !== length) throw new Error(`column ${spec.name} holds ${values.length} values for ${length} rows`);
+    switch (spec.kind) {
+      case 'utf8':
+      case 'utf8?':
+        return encodeUtf8(values as Array<string | null>);
+      case 'int32':
+        return { kind: 'int32', data: Int32Array.from(values as number[]) };
+      case 'bool':
+        return { kind: 'bool', length, data: encodeBool(values as boolean[]) };
+      case 'utf8-list':
+        return encodeList(values as string[][]);
+      case 'vector':
+        return encodeVectors(values as Array<ArrayLike<number>>, dimensions ?? 0);
+    }
+  });
+  return { length, columns };
+}
+
+/** The buffers of a batch, to transfer to another thread (each owns its whole ArrayBuffer: see encodeUtf8). */
+export function batchBuffers(batch: EncodedBatch): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  const add = (array: ArrayBufferView | undefined): void => {
+    if (array !== undefined) out.push(array.buffer as ArrayBuffer);
+  };
+  for (const column of batch.columns) {
+    if (column.kind === 'utf8') [column.offsets, column.data, column.nulls].forEach(add);
+    else if (column.kind === 'utf8-list') [column.offsets, column.child.offsets, column.child.data, column.child.nulls].forEach(add);
+    else add(column.data);
+  }
+  return out;
+}
+
+/** Encoded batches as one Arrow table of `schema` (the specs' columns, in order), one record batch each, in order. */
+export function arrowTable(arrow: ArrowModule, schema: Arrow.Schema, batches: readonly EncodedBatch[]): Arrow.Table {
+  const records = batches.map((batch) => {
+    const children = batch.columns.map((column, i) => arrowData(arrow, schema.fields[i]!.type as Arrow.DataType, column));
+    const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.length, nullCount: 0, children });
+    return new arrow.RecordBatch(schema, struct);
+  });
+  return new arrow.Table(schema, records);
+}
+
+/** One batch of `length` rows as an Arrow table of `schema`; `column(name)` as for encodeColumns. */
+export function columnsTable(arrow: ArrowModule, schema: Arrow.Schema, length: number, column: (name: string) => readonly Value[]): Arrow.Table {
+  const specs = schema.fields.map((field) => ({ name: field.name, kind: kindOf(arrow, field) }));
+  const vector = schema.fields.find((field) => arrow.DataType.isFixedSizeList(field.type));
+  const dimensions = vector === undefined ? null : (vector.type as Arrow.FixedSizeList).listSize;
+  return arrowTable(arrow, schema, [encodeColumns(specs, length, column, dimensions)]);
+}
+
+function kindOf(arrow: ArrowModule, field: Arrow.Field): ColumnKind {
+  const { DataType } = arrow;
+  const type = field.type as Arrow.DataType;
+  if (DataType.isUtf8(type)) return field.nullable ? 'utf8?' : 'utf8';
+  if (DataType.isInt(type)) return 'int32';
+  if (DataType.isBool(type)) return 'bool';
+  if (DataType.isList(type)) return 'utf8-list';
+  if (DataType.isFixedSizeList(type)) return 'vector';
+  throw new Error(`no Arrow conversion for column ${field.name} of type ${String(type)}`);
+}
+
+function arrowData(arrow: ArrowModule, type: Arrow.DataType, column: EncodedColumn): Arrow.Data {
+  switch (column.kind) {
+    case 'utf8':
+      return utf8Data(arrow, column);
+    case 'int32':
+      return arrow.makeData({ type: new arrow.Int32(), length: column.data.length, nullCount: 0, data: column.data });
+    case 'bool':
+      return arrow.makeData({ type: new arrow.Bool(), length: column.length, nullCount: 0, data: column.data });
+    case 'utf8-list':
+      return arrow.makeData({ type: type as Arrow.List<Arrow.Utf8>, length: column.offsets.length - 1, nullCount: 0, valueOffsets: column.offsets, child: utf8Data(arrow, column.child) });
+    case 'vector': {
+      const child = arrow.makeData({ type: new arrow.Float32(), length: column.data.length, nullCount: 0, data: column.data });
+      return arrow.makeData({ type: type as Arrow.FixedSizeList<Arrow.Float32>, length: column.size === 0 ? 0 : column.data.length / column.size, nullCount: 0, child });
+    }
+  }
+}
+
+function utf8Data(arrow: ArrowModule, column: EncodedUtf8): Arrow.Data<Arrow.Utf8> {
+  return arrow.makeData({
+    type: new arrow.Utf8(),
+    length: column.offsets.length - 1,
+    nullCount: column.nullCount,
+    ...(column.nulls === undefined ? {} : { nullBitmap: column.nulls }),
+    valueOffsets: column.offsets,
+    data: column.data,
+  });
+}
+
+function encodeUtf8(values: ReadonlyArray<string | null>): EncodedUtf8 {
   const offsets = new Int32Array(values.length + 1);
   let nulls: Uint8Array | undefined;
   let nullCount = 0;
@@ -56,38 +157,32 @@ function utf8Data(arrow: ArrowModule, values: ReadonlyArray<string | null>): Arr
     if (value !== null) at += ascii ? value.length : Buffer.byteLength(value, 'utf8');
     offsets[i + 1] = at;
   });
-  return arrow.makeData({
-    type: new arrow.Utf8(),
-    length: values.length,
-    nullCount,
-    ...(nulls === undefined ? {} : { nullBitmap: nulls }),
-    valueOffsets: offsets,
-    data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
-  });
+  // A short string's bytes are a slice of Node's shared pool: copied, so the buffer can be transferred alone.
+  const whole = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+  const data = whole ? new Uint8Array(bytes.buffer, 0, bytes.length) : new Uint8Array(bytes);
+  return { kind: 'utf8', offsets, data, ...(nulls === undefined ? {} : { nulls }), nullCount };
 }
 
-function listData(arrow: ArrowModule, type: Arrow.List<Arrow.Utf8>, lists: ReadonlyArray<readonly string[]>): Arrow.Data<Arrow.List<Arrow.Utf8>> {
+function encodeList(lists: ReadonlyArray<readonly string[]>): EncodedColumn {
   const offsets = new Int32Array(lists.length + 1);
   const items: string[] = [];
   lists.forEach((list, i) => {
     for (const item of list) items.push(item);
     offsets[i + 1] = items.length;
   });
-  return arrow.makeData({ type, length: lists.length, nullCount: 0, valueOffsets: offsets, child: utf8Data(arrow, items) });
+  return { kind: 'utf8-list', offsets, child: encodeUtf8(items) };
 }
 
-function boolData(arrow: ArrowModule, values: readonly boolean[]): Arrow.Data<Arrow.Bool> {
+function encodeBool(values: readonly boolean[]): Uint8Array {
   const bits = new Uint8Array((values.length + 7) >> 3);
   values.forEach((value, i) => {
     if (value) bits[i >> 3]! |= 1 << (i & 7);
   });
-  return arrow.makeData({ type: new arrow.Bool(), length: values.length, nullCount: 0, data: bits });
+  return bits;
 }
 
-function vectorData(arrow: ArrowModule, type: Arrow.FixedSizeList<Arrow.Float32>, vectors: ReadonlyArray<ArrayLike<number>>): Arrow.Data<Arrow.FixedSizeList<Arrow.Float32>> {
-  const size = type.listSize;
-  const values = new Float32Array(vectors.length * size);
-  vectors.forEach((vector, i) => values.set(vector, i * size));
-  const child = arrow.makeData({ type: new arrow.Float32(), length: values.length, nullCount: 0, data: values });
-  return arrow.makeData({ type, length: vectors.length, nullCount: 0, child });
+function encodeVectors(vectors: ReadonlyArray<ArrayLike<number>>, size: number): EncodedColumn {
+  const data = new Float32Array(vectors.length * size);
+  vectors.forEach((vector, i) => data.set(vector, i * size));
+  return { kind: 'vector', size, data };
 }

@@ -63,6 +63,7 @@ function unchangedResult(m: ManifestSummary, files: number, ms: number): Reindex
     added: 0,
     removed: 0,
     unchangedRows: rows,
+    workers: 0,
     embedded: 0,
     files: { indexed: 0, updated: 0, unchanged: files, removed: 0, skipped: 0 },
     rebuilt: null,

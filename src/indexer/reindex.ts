@@ -15,14 +15,16 @@ import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
-import type * as Projection from './projection.js';
+import type * as Chunks from './project-chunk.js';
+import type { ChunkFile, ChunkResult } from './project-chunk.js';
+import type { EncodedBatch } from './arrow-rows.js';
 import type { FileCounts, ReindexResult } from './result.js';
 import { indexFingerprint, inputsHash, statAll, vaultFiles } from './fresh.js';
 import { indexUri, isRemote } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
-import { PassageReader, citedDates } from './passages.js';
-import { embeddingText, rowHash, type IndexRow } from './rows.js';
+import { embeddingText, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
+import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
 
 export interface ReindexProgress {
   phase: 'scan' | 'embed' | 'write';
@@ -50,6 +52,11 @@ export interface ReindexOptions {
    * asks for the rest once idle after a watcher pass, where the compaction's cost delays no one.
    */
   foldIn?: boolean;
+  /**
+   * Projection workers beside this thread (project-pool.ts): by default one when there is much to project
+   * and no embedder, none otherwise; VAULTKEEPER_INDEX_WORKERS or this sets the number (0: none) for tests and measuring.
+   */
+  workers?: number;
 }
 
 export type { FileCounts, ReindexResult } from './result.js';
@@ -133,79 +140,119 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     // Pages first: the facts they cite decide what consolidated logs still show as facts.
     const all = await vaultFiles(ctx.root);
-    const files = [...all.filter((rel) => sourceKind(rel) !== 'log'), ...all.filter((rel) => sourceKind(rel) === 'log')];
+    const pages = all.filter((rel) => sourceKind(rel) !== 'log');
+    const logs = all.filter((rel) => sourceKind(rel) === 'log');
+    const files = [...pages, ...logs];
     const wanted = new Set(files);
     const counts: FileCounts = { indexed: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
     const toDelete: string[] = [];
     const toAdd: IndexRow[] = [];
+    const encoded: EncodedBatch[] = [];
     const nextEntries = new Map<string, FileEntry>();
     let unchangedRows = 0;
+    let scanned = 0;
+    const progress = (files: number): void => {
+      scanned += files;
+      options.onProgress?.({ phase: 'scan', done: scanned, total: all.length });
+    };
 
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
     const stats = await statAll(ctx.root, files);
+    // Files to project, in bytes at most (a log's rows may also change with the citations, found out later):
+    // above a threshold a worker projects beside this thread, started now so it loads while files are read.
+    const maybe = files.reduce((sum, rel, i) => {
+      const info = stats[i];
+      const previous = m.files[rel];
+      const same = previous !== undefined && !inputsChanged && previous.size === info?.size && previous.mtimeMs === info.mtimeMs;
+      return sum + (info === null || info === undefined || same ? 0 : info.size);
+    }, 0);
+    // With an embedder the rows are embedded here, so they stay objects in this thread.
+    const workers = embedder === null ? poolSize(maybe, options.workers ?? workersFromEnv()) : 0;
+    const pool = workers > 0 ? new ProjectionPool(workers) : null;
     // The page parser (markdown-it) loads only when some file must be projected.
-    let projector: typeof Projection | null = null;
+    let chunks: typeof Chunks | null = null;
     let touched = false;
-
-    const passages = new PassageReader(ctx.root, tombstones);
     let cited: Set<string> | null = null;
     let citedChanged = false;
     let citedDigest = m.cited;
-    for (const [index, rel] of files.entries()) {
-      options.onProgress?.({ phase: 'scan', done: index, total: files.length });
-      const previous = m.files[rel];
-      if (cited === null && sourceKind(rel) === 'log') {
-        cited = new Set<string>();
-        for (const page of files) for (const id of (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
-        citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
-        citedChanged = citedDigest !== m.cited;
+    try {
+      for (const group of [pages, logs]) {
+        if (group === logs && logs.length > 0) {
+          cited = new Set<string>();
+          for (const page of pages) for (const id of (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
+          citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
+          citedChanged = citedDigest !== m.cited;
+        }
+        const tasks: Array<ChunkFile & { info: { size: number; mtimeMs: number }; fingerprint: string }> = [];
+        const offset = group === pages ? 0 : pages.length;
+        for (const [j, rel] of group.entries()) {
+          const previous = m.files[rel];
+          const stale = inputsChanged || (citedChanged && dependsOnCitations(rel, journal));
+          const info = stats[offset + j];
+          if (info === null || info === undefined) {
+            wanted.delete(rel); // gone since the listing
+            progress(1);
+            continue;
+          }
+          if (previous !== undefined && !stale && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
+            counts.unchanged++;
+            unchangedRows += Object.keys(previous.rows).length;
+            progress(1);
+            continue;
+          }
+          touched = true;
+          let content: Buffer;
+          try {
+            // Read synchronously: for many small files fs/promises' readFile (a FileHandle each) cost ~5× the CPU (docs/benchmarks.md).
+            content = readFileSync(path.join(ctx.root, rel));
+          } catch (error) {
+            counts.skipped++;
+            note(`skipped ${rel}: ${errorMessage(error)}`);
+            if (previous !== undefined) nextEntries.set(rel, previous); // keep its rows until it can be read
+            progress(1);
+            continue;
+          }
+          const fingerprint = createHash('sha256').update(content).digest('base64url');
+          if (previous !== undefined && !stale && previous.fingerprint === fingerprint) {
+            counts.unchanged++;
+            unchangedRows += Object.keys(previous.rows).length;
+            nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
+            progress(1);
+            continue;
+          }
+          tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: previous.rows }) });
+        }
+        if (tasks.length === 0) continue;
+
+        const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...(cited ?? [])] };
+        chunks ??= await import('./project-chunk.js');
+        const local = new chunks.ChunkProjector(inputs);
+        let results: ChunkResult[];
+        if (pool !== null) results = await pool.run(inputs, chunksOf(tasks, pool.threads), local, progress);
+        else {
+          results = [local.project(tasks, embedder === null ? 'encoded' : 'rows')];
+          progress(tasks.length);
+        }
+        const projected = results.flatMap((result) => result.files);
+        const { hashesOf } = chunks;
+        for (const result of results) {
+          if (result.batch !== undefined) encoded.push(result.batch);
+          if (result.rows !== undefined) toAdd.push(...result.rows);
+        }
+        tasks.forEach((task, i) => {
+          const file = projected[i]!;
+          const hashes = hashesOf(file);
+          unchangedRows += file.unchanged;
+          for (const [key, hash] of Object.entries(task.previous ?? {})) {
+            if (hashes[key] !== hash) toDelete.push(key);
+          }
+          if (task.previous === undefined) counts.indexed++;
+          else counts.updated++;
+          nextEntries.set(task.rel, { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: hashes, ...(file.cited.length > 0 ? { cited: file.cited } : {}) });
+        });
       }
-      const stale = inputsChanged || (citedChanged && dependsOnCitations(rel, journal));
-      const info = stats[index];
-      if (info === null || info === undefined) {
-        wanted.delete(rel); // gone since the listing
-        continue;
-      }
-      if (previous !== undefined && !stale && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
-        counts.unchanged++;
-        unchangedRows += Object.keys(previous.rows).length;
-        continue;
-      }
-      touched = true;
-      let content: Buffer;
-      try {
-        // Read synchronously: for many small files fs/promises' readFile (a FileHandle each) cost ~5× the CPU (docs/benchmarks.md).
-        content = readFileSync(path.join(ctx.root, rel));
-      } catch (error) {
-        counts.skipped++;
-        note(`skipped ${rel}: ${errorMessage(error)}`);
-        if (previous !== undefined) nextEntries.set(rel, previous); // keep its rows until it can be read
-        continue;
-      }
-      const fingerprint = createHash('sha256').update(content).digest('base64url');
-      if (previous !== undefined && !stale && previous.fingerprint === fingerprint) {
-        counts.unchanged++;
-        unchangedRows += Object.keys(previous.rows).length;
-        nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
-        continue;
-      }
-      projector ??= await import('./projection.js');
-      if (sourceKind(rel) !== 'log') passages.load(citedDates(content));
-      const { rows, cited: citing } = projector.projectFile(rel, content, { journal, tombstones, cited: cited ?? new Set(), passage: (date, id) => passages.get(date, id) });
-      const hashes: Record<string, string> = {};
-      for (const row of rows) {
-        const hash = rowHash(row);
-        if (hashes[row.key] !== undefined) continue; // a duplicated key within one file keeps its first row
-        hashes[row.key] = hash;
-        if (previous?.rows[row.key] === hash) unchangedRows++;
-        else toAdd.push(row);
-      }
-      for (const [key, hash] of Object.entries(previous?.rows ?? {})) {
-        if (hashes[key] !== hash) toDelete.push(key);
-      }
-      if (previous === undefined) counts.indexed++;
-      else counts.updated++;
-      nextEntries.set(rel, { size: info.size, mtimeMs: info.mtimeMs, fingerprint, rows: hashes, ...(citing.length > 0 ? { cited: citing } : {}) });
+    } finally {
+      await pool?.close();
     }
     for (const [rel, entry] of Object.entries(m.files)) {
       if (wanted.has(rel)) continue;
@@ -213,10 +260,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       counts.removed++;
       toDelete.push(...Object.keys(entry.rows));
     }
-    options.onProgress?.({ phase: 'scan', done: files.length, total: files.length });
 
     const stored = await embedRows(toAdd, embedder, options.onProgress);
     const embedded = stored.embedded;
+    const adding = stored.rows.length + encoded.reduce((sum, batch) => sum + batch.length, 0);
 
     const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, cited: citedDigest, files: {} };
     for (const rel of files) {
@@ -224,19 +271,21 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;
     }
 
-    const wrote = toDelete.length > 0 || toAdd.length > 0;
+    const wrote = toDelete.length > 0 || adding > 0;
     if (wrote) {
       await writeManifest(ctx.root, { ...m, dirty: true });
-      options.onProgress?.({ phase: 'write', done: 0, total: toAdd.length });
+      options.onProgress?.({ phase: 'write', done: 0, total: adding });
       try {
         await store.deleteKeys(toDelete);
         // A new table takes every row in one add and builds its indices once over all of them; in batches,
         // most rows would stay unindexed until a compaction read them all again.
+        if (encoded.length > 0) await store.addEncoded(encoded);
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
           await store.add(stored.rows.slice(i, i + batch));
           options.onProgress?.({ phase: 'write', done: Math.min(i + batch, stored.rows.length), total: stored.rows.length });
         }
+        options.onProgress?.({ phase: 'write', done: adding, total: adding });
         next.writes = m.writes + 1;
         if (await maintenanceDue(store, next.writes)) {
           await store.optimize();
@@ -281,11 +330,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       facts: byKind.fact,
       pages: byKind.page,
       core: byKind.core,
-      added: toAdd.length,
+      added: adding,
       removed: toDelete.length,
       unchangedRows,
       embedded,
       files: counts,
+      workers,
       rebuilt,
       ms: Math.round(performance.now() - started),
     };

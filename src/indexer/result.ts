@@ -21,6 +21,8 @@ export interface ReindexResult {
   /** Texts the embedder actually computed (cache misses). */
   embedded: number;
   files: FileCounts;
+  /** Projection workers this run started beside its own thread (project-pool.ts); 0 when it projected alone. */
+  workers: number;
   rebuilt: string | null;
   ms: number;
 }

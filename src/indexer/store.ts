@@ -9,32 +9,16 @@ import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { byCodeUnit } from '../text/compare.js';
-import { columnsTable } from './arrow-rows.js';
+import { arrowTable, encodeColumns, type EncodedBatch } from './arrow-rows.js';
+import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { isRemote } from './location.js';
 import type { IndexRow } from './rows.js';
+
+export type { StoredRow } from './columns.js';
 
 const TABLE = 'rows';
 /** LanceDB 0.31 can deadlock building a full-text index on 2 cores unless its thread count is fixed (lancedb#3568). */
 const DEFAULT_THREADS = '2';
-
-export interface StoredRow extends IndexRow {
-  vector?: Float32Array;
-}
-
-/** The fields a search result is built from (not `content` or `context`: searched, never shown). */
-const HIT_FIELDS = [
-  'key', 'kind', 'path', 'line', 'line_end', 'section_line', 'section_end', 'id', 'date', 'category', 'tags', 'title', 'heading', 'heading_path',
-  'citations', 'text', 'subject',
-] as const;
-
-/**
- * A hit's fields, and the archived flag, kept together as one JSON array in the `shown` column: LanceDB
- * reads each selected column of each hit separately, and one column costs a fraction of seventeen
- * (docs/benchmarks.md). Filters and lookups read the real columns; fields only shown have no column.
- */
-const SHOWN_FIELDS = [...HIT_FIELDS, 'archived'] as const;
-/** The table's own columns besides `shown` and `vector`: what where clauses, lookups and the full-text index read. */
-type Column = 'key' | 'kind' | 'path' | 'line' | 'date' | 'category' | 'tags' | 'page_type' | 'status' | 'archived' | 'content' | 'context' | 'subject';
 
 export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
@@ -157,8 +141,17 @@ export class IndexStore {
 
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
+    await this.addEncoded([encodeColumns(tableColumns(this.dimensions), rows.length, columnsOf(rows, this.dimensions), this.dimensions)]);
+  }
+
+  /**
+   * Adds rows already encoded column by column (arrow-rows.ts), the batches in order, as one write. The first
+   * add to a new table also builds its indices, over every row it holds.
+   */
+  async addEncoded(batches: readonly EncodedBatch[]): Promise<void> {
+    if (batches.every((batch) => batch.length === 0)) return;
     const arrow = arrowModule();
-    const data = columnsTable(arrow, schema(arrow, this.dimensions), rows.length, columnsOf(rows, this.dimensions));
+    const data = arrowTable(arrow, schema(arrow, this.dimensions), batches.filter((batch) => batch.length > 0));
     if (this.table === null) {
       this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
       await this.table.add(data);
@@ -357,41 +350,25 @@ export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
+/** The table's Arrow schema, from its column list (columns.ts). */
 function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
   const { Field, Utf8, Int32, Bool, List, Float32, FixedSizeList, Schema } = arrow;
-  const list = (): InstanceType<typeof List> => new List(new Field('item', new Utf8(), true));
-  const fields: Arrow.Field[] = [
-    new Field('key', new Utf8(), false),
-    new Field('kind', new Utf8(), false),
-    new Field('path', new Utf8(), false),
-    new Field('line', new Int32(), false),
-    new Field('date', new Utf8(), true),
-    new Field('category', new Utf8(), false),
-    new Field('tags', list(), false),
-    new Field('page_type', new Utf8(), false),
-    new Field('status', new Utf8(), false),
-    new Field('archived', new Bool(), false),
-    new Field('content', new Utf8(), false),
-    new Field('context', new Utf8(), false),
-    new Field('subject', new Utf8(), false),
-    new Field('shown', new Utf8(), false),
-  ];
-  if (dimensions !== null) fields.push(new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false));
-  return new Schema(fields);
-}
-
-/** The values of each column of the table for these rows, by column name; read column by column, no object per row. */
-function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name: string) => readonly unknown[] {
-  return (name) => {
-    if (name === 'shown') return rows.map((row) => JSON.stringify(SHOWN_FIELDS.map((field) => row[field])));
-    if (name !== 'vector') return rows.map((row) => row[name as Column]);
-    return rows.map((row) => {
-      if (row.vector === undefined || row.vector.length !== dimensions) {
-        throw new VaultkeeperError('VK_INDEX', `row ${row.key} has no ${dimensions}-dimension vector`, { hint: 'run `vaultkeeper reindex --clear`' });
-      }
-      return row.vector;
-    });
+  const type = (kind: ColumnKind): Arrow.DataType => {
+    switch (kind) {
+      case 'utf8':
+      case 'utf8?':
+        return new Utf8();
+      case 'int32':
+        return new Int32();
+      case 'bool':
+        return new Bool();
+      case 'utf8-list':
+        return new List(new Field('item', new Utf8(), true));
+      case 'vector':
+        return new FixedSizeList(dimensions ?? 0, new Field('item', new Float32(), true));
+    }
   };
+  return new Schema(tableColumns(dimensions).map((column) => new Field(column.name, type(column.kind), column.kind === 'utf8?')));
 }
 
 type ShownHit = Hit & { archived: boolean };

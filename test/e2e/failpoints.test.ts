@@ -39,6 +39,8 @@ interface Case {
   next: string[];
   /** Facts the killed command added, which must be kept (searchable) if it got that far. */
   adds?: { text: string };
+  /** More environment for the killed command. */
+  env?: Record<string, string>;
 }
 
 const dreamForce = ['dream', '--force'];
@@ -47,6 +49,8 @@ const CASES: Case[] = [
   { failpoint: 'forget:after-append', killed: ['forget', FORGET.id], next: ['remember', 'Reads Saramago'] },
   { failpoint: 'reindex:after-clear', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   { failpoint: 'reindex:before-manifest', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
+  // With a projection worker (forced: the vault is small), killed while it projects and after it has finished.
+  ...['reindex:projecting', 'reindex:before-manifest'].map((failpoint) => ({ failpoint, before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'], env: { VAULTKEEPER_INDEX_WORKERS: '1' } })),
   ...['dream:after-snapshot', 'dream:after-consolidate', 'dream:before-apply', 'dream:after-apply', 'dream:after-commit'].flatMap((failpoint) => [
     { failpoint, killed: dreamForce, next: ['remember', 'Reads Saramago'] },
     { failpoint, killed: dreamForce, next: dreamForce },
@@ -140,7 +144,7 @@ describe('a kill at every failpoint', () => {
     await c.before?.(root);
     const killed = c.killed.map((arg) => (arg === 'RUN' ? '' : arg));
     if (c.killed.includes('RUN')) killed[killed.indexOf('')] = (await newestDreamRun(root))!;
-    const crash = await runCli(['--vault', root, ...killed], { env: { VAULTKEEPER_FAILPOINT: c.failpoint } });
+    const crash = await runCli(['--vault', root, ...killed], { env: { ...c.env, VAULTKEEPER_FAILPOINT: c.failpoint } });
     expect(crash.code, `the failpoint ${c.failpoint} was reached: ${crash.stderr}`).toBe(-1);
 
     // A dead process's locks are taken over at once (waitMs 0), not after a 15 s staleness wait.

@@ -1,0 +1,101 @@
+/**
+ * Projects a run of files into what the indexer keeps: each file's row keys and hashes, the facts a page
+ * cites, and the rows to write (those whose hash is new), either as row objects or already encoded column
+ * by column (arrow-rows.ts). The same code runs on the indexer's thread and in a projection worker
+ * (project-worker.ts), so both give the same rows in the same order.
+ */
+import type { Journal } from '../dream/journal.js';
+import { parseTombstones, type Tombstone, type TombstoneSet } from '../tombstones/tombstones.js';
+import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
+import { columnsOf, tableColumns } from './columns.js';
+import { PassageReader, citedDates } from './passages.js';
+import { projectFile } from './projection.js';
+import { rowHash, type IndexRow } from './rows.js';
+import { sourceKind } from './sources.js';
+
+export interface ChunkFile {
+  rel: string;
+  content: Uint8Array;
+  /** The file's row hashes in the index now (key → hash); rows with the same hash are not written again. */
+  previous?: Record<string, string>;
+}
+
+/** What a thread needs besides the files; plain data, so it crosses to a worker as is. */
+export interface ChunkInputs {
+  root: string;
+  journal: Journal;
+  tombstones: readonly Tombstone[];
+  /** Fact ids the pages cite (projection.ts), for logs. */
+  cited: readonly string[];
+}
+
+export interface FileProjection {
+  /** Row keys, each followed by NUL; one string rather than an array, so it crosses threads as one copy. */
+  keys: string;
+  /** The rows' hashes in the same order, likewise. */
+  hashes: string;
+  /** For a page: the fact ids it cites. */
+  cited: string[];
+  /** Rows whose hash is the one in `previous`. */
+  unchanged: number;
+}
+
+export interface ChunkResult {
+  files: FileProjection[];
+  /** The rows to write, in file order: encoded, or as objects (when an embedder must see them first). */
+  batch?: EncodedBatch;
+  rows?: IndexRow[];
+}
+
+/** A thread's inputs as the projection reads them, built once per thread and run. */
+export class ChunkProjector {
+  private readonly tombstones: TombstoneSet;
+  private readonly passages: PassageReader;
+  private readonly cited: ReadonlySet<string>;
+
+  constructor(private readonly inputs: ChunkInputs) {
+    // The set is rebuilt from its entries: functions do not cross to a worker, and parsing them again gives the same set.
+    this.tombstones = parseTombstones(inputs.tombstones.map((entry) => JSON.stringify(entry)).join('\n'));
+    this.passages = new PassageReader(inputs.root, this.tombstones);
+    this.cited = new Set(inputs.cited);
+  }
+
+  project(files: readonly ChunkFile[], output: 'encoded' | 'rows'): ChunkResult {
+    const out: FileProjection[] = [];
+    const toAdd: IndexRow[] = [];
+    for (const file of files) {
+      if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
+      const { rows, cited } = projectFile(file.rel, file.content, {
+        journal: this.inputs.journal,
+        tombstones: this.tombstones,
+        cited: this.cited,
+        passage: (date, id) => this.passages.get(date, id),
+      });
+      const seen = new Set<string>();
+      let keys = '';
+      let hashes = '';
+      let unchanged = 0;
+      for (const row of rows) {
+        if (seen.has(row.key)) continue; // a duplicated key within one file keeps its first row
+        seen.add(row.key);
+        const hash = rowHash(row);
+        keys += `${row.key}\0`;
+        hashes += `${hash}\0`;
+        if (file.previous?.[row.key] === hash) unchanged++;
+        else toAdd.push(row);
+      }
+      out.push({ keys, hashes, cited, unchanged });
+    }
+    if (output === 'rows') return { files: out, rows: toAdd };
+    return { files: out, batch: encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null)) };
+  }
+}
+
+/** A file's row hashes by key, from its projection. */
+export function hashesOf(file: FileProjection): Record<string, string> {
+  const keys = file.keys.split('\0');
+  const hashes = file.hashes.split('\0');
+  const out: Record<string, string> = {};
+  for (let i = 0; i < keys.length - 1; i++) out[keys[i]!] = hashes[i]!;
+  return out;
+}

@@ -1,0 +1,130 @@
+/**
+ * Projection on both cores: a rebuild's JavaScript (parse, project, hash, encode) ran on one thread while
+ * the machine had two. Chunks of files go to worker threads and to the indexer's own thread alike, each
+ * taking the next chunk when done; the results come back in chunk order, so the rows and their order are
+ * the same as projecting in one thread. A worker costs ~30–50 ms to start and loads the parser itself, so
+ * small passes stay in the thread (`poolSize`, measured in docs/benchmarks.md).
+ */
+import { Worker } from 'node:worker_threads';
+import { failpoint } from '../core/failpoint.js';
+import type { ChunkFile, ChunkInputs, ChunkProjector, ChunkResult } from './project-chunk.js';
+import type { WorkerRequest } from './project-worker.js';
+
+/** Below this many bytes to project, workers cost more than they save (docs/benchmarks.md). */
+export const POOL_MIN_BYTES = 1_500_000;
+/** Chunks per thread: enough that the threads finish close together, few enough that each is worth a message. */
+const CHUNKS_PER_THREAD = 8;
+
+/**
+ * How many workers to start for `bytes` of files to project: `forced` (VAULTKEEPER_INDEX_WORKERS, for tests
+ * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES, none below.
+ */
+export function poolSize(bytes: number, forced: number | undefined): number {
+  if (forced !== undefined) return forced;
+  return bytes >= POOL_MIN_BYTES ? 1 : 0;
+}
+
+/** VAULTKEEPER_INDEX_WORKERS as a count of workers, or undefined when unset or not a whole number. */
+export function workersFromEnv(): number | undefined {
+  const value = process.env.VAULTKEEPER_INDEX_WORKERS;
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+interface Reply {
+  id: number;
+  result?: ChunkResult;
+  error?: string;
+}
+
+/** Splits files (in order) into runs of about `bytes` each. */
+export function chunksOf(files: readonly ChunkFile[], threads: number): ChunkFile[][] {
+  const total = files.reduce((sum, file) => sum + file.content.byteLength, 0);
+  const target = Math.max(16_384, total / (threads * CHUNKS_PER_THREAD));
+  const chunks: ChunkFile[][] = [];
+  let current: ChunkFile[] = [];
+  let size = 0;
+  for (const file of files) {
+    current.push(file);
+    size += file.content.byteLength;
+    if (size >= target) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+export class ProjectionPool {
+  private readonly workers: Worker[];
+
+  /** Starts `count` workers now, so they load while the indexer reads the files. */
+  constructor(count: number) {
+    this.workers = Array.from({ length: count }, () => new Worker(new URL('./project-worker.js', import.meta.url)));
+  }
+
+  get threads(): number {
+    return this.workers.length + 1;
+  }
+
+  /**
+   * Projects the chunks on the workers and on this thread (`local`, made from the same `inputs`), and
+   * returns their results in chunk order. A worker that fails hands its chunk back, and the rest run
+   * without it; a chunk that fails here fails the pass.
+   */
+  async run(inputs: ChunkInputs, chunks: readonly ChunkFile[][], local: ChunkProjector, onChunk?: (files: number) => void): Promise<ChunkResult[]> {
+    const results: Array<ChunkResult | undefined> = new Array(chunks.length);
+    const pending: number[] = chunks.map((_, i) => i);
+    let done = 0;
+    let wake: (() => void) | null = null;
+    const finish = (id: number, result: ChunkResult): void => {
+      results[id] = result;
+      done++;
+      failpoint('reindex:projecting'); // a kill while workers project (test/e2e/failpoints.test.ts)
+      onChunk?.(chunks[id]!.length);
+    };
+    const live = new Set<Worker>();
+    for (const worker of this.workers) {
+      live.add(worker);
+      let current: number | null = null;
+      const next = (): void => {
+        current = pending.shift() ?? null;
+        if (current !== null) worker.postMessage({ type: 'chunk', id: current, files: chunks[current]! } satisfies WorkerRequest);
+      };
+      const fail = (): void => {
+        if (!live.delete(worker)) return;
+        if (current !== null) pending.unshift(current); // this thread takes it
+        current = null;
+        wake?.();
+      };
+      worker.removeAllListeners();
+      worker.on('message', (reply: Reply) => {
+        if (reply.result === undefined) return fail();
+        finish(reply.id, reply.result);
+        next();
+        wake?.();
+      });
+      worker.on('error', fail);
+      worker.on('exit', fail);
+      worker.postMessage({ type: 'inputs', inputs } satisfies WorkerRequest);
+      next();
+    }
+    while (done < chunks.length) {
+      const id = pending.shift();
+      if (id !== undefined) {
+        finish(id, local.project(chunks[id]!, 'encoded'));
+        // Let the workers' replies in before the next chunk.
+        await new Promise((resolve) => setImmediate(resolve));
+      } else {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+    }
+    return results as ChunkResult[];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}

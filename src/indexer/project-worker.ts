@@ -1,0 +1,35 @@
+/**
+ * A projection worker's entry (project-pool.ts starts it): projects the chunks of files it is sent with
+ * project-chunk.ts and hands back each chunk's row keys and hashes and its rows encoded column by column,
+ * the column buffers transferred, not copied: structured-cloning row objects cost as much as the projection
+ * saved (docs/benchmarks.md).
+ */
+import { parentPort } from 'node:worker_threads';
+import { errorMessage } from '../core/errors.js';
+import { batchBuffers } from './arrow-rows.js';
+import type { ChunkFile, ChunkInputs } from './project-chunk.js';
+
+export type WorkerRequest = { type: 'inputs'; inputs: ChunkInputs } | { type: 'chunk'; id: number; files: ChunkFile[] };
+
+const port = parentPort!;
+// The projection (markdown-it, yaml) loads while the indexer reads the files.
+const loading = import('./project-chunk.js');
+let projector: InstanceType<Awaited<typeof loading>['ChunkProjector']> | null = null;
+// Requests are handled one at a time, in order: each waits for the one before (the module load first).
+let queue: Promise<void> = Promise.resolve();
+
+port.on('message', (request: WorkerRequest) => {
+  queue = queue.then(async () => {
+    const { ChunkProjector } = await loading;
+    if (request.type === 'inputs') {
+      projector = new ChunkProjector(request.inputs);
+      return;
+    }
+    try {
+      const result = projector!.project(request.files, 'encoded');
+      port.postMessage({ id: request.id, result }, result.batch === undefined ? [] : batchBuffers(result.batch));
+    } catch (error) {
+      port.postMessage({ id: request.id, error: errorMessage(error) });
+    }
+  });
+});
