@@ -11,6 +11,7 @@
  *                      (0-based, e.g. 0-6 to develop on, 7-9 for the held-out split)
  *   --parts facts,loop,updates   which parts to run (default all): the facts-only systems, the
  *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts)
+ *   --loop-embedder NAME   the loop's embedder (default none; e.g. use-lite, with VAULTKEEPER_VECTOR_WEIGHT to sweep)
  *   --captions         remember shared images' captions with the turn ("[shares a photo of …]")
  *   --no-write / --keep
  */
@@ -77,6 +78,7 @@ function settings() {
       embedders: { type: 'string', default: 'none,hash,use-lite,transformers' },
       conversations: { type: 'string' },
       parts: { type: 'string', default: 'facts,loop,updates' },
+      'loop-embedder': { type: 'string', default: 'none' },
       captions: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -89,6 +91,7 @@ function settings() {
     embedders: values.embedders.split(',').map((e) => e.trim()).filter((e) => e !== ''),
     range: conversationRange(values.conversations),
     parts: new Set(values.parts.split(',').map((p) => p.trim())),
+    loopEmbedder: values['loop-embedder'],
     captions: values.captions,
     write: !values['no-write'],
     keep: values.keep,
@@ -182,12 +185,12 @@ async function main(): Promise<void> {
       }
     }
     if (s.parts.has('loop')) {
-      for (const p of prepared) await setEmbedder(p.root, 'none');
+      for (const p of prepared) await setEmbedder(p.root, s.loopEmbedder);
       const loop = await runLoop(
         prepared.map((p) => ({ ...p, questions: p.questions.filter((q) => q.gold.all !== undefined).map((q) => ({ conversation: p.conv.index, question: q.question, gold: q.gold.all! })) })),
         env,
       );
-      const markdown = `${renderLoop(loop)}\n\n${machineLine(machineInfo())}`;
+      const markdown = `${renderLoop(loop, s.loopEmbedder)}\n\n${machineLine(machineInfo())}`;
       print(markdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-loop', markdown);
     }
@@ -396,7 +399,7 @@ function render(r: EvalResults): string {
   rows.push([REFERENCE.name, '', 'as published', '', f3(REFERENCE.recall5), f3(REFERENCE.recall10), f3(REFERENCE.mrr), '', '']);
   out.push(markdownTable(rows), '');
   out.push(
-    'The embedder rows are the hybrid search a user gets (full-text and vector lists fused by RRF). Rows marked diagnostic score the ' +
+    'The embedder rows are the hybrid search a user gets (full-text and vector scores fused into one 0–1 score, docs/cli.md). Rows marked diagnostic score the ' +
       "embedder's vector list alone (the 10 nearest facts); the `none` row is the full-text list alone. Index time is the sum over the " +
       'conversations of `reindex` into a new vault (embedding included, empty cache); search p50 is per question, in process.',
     '',

@@ -175,10 +175,10 @@ export async function runLoop(
 
 const f3 = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(3));
 
-export function renderLoop(r: LoopResults): string {
+export function renderLoop(r: LoopResults, embedder = 'none'): string {
   const out: string[] = ['### The whole loop on LoCoMo: before and after the offline dream', ''];
   out.push(
-    'Each conversation\'s vault (as above, embedder `none`) is searched with every question of categories 1–4 over all kinds of result ' +
+    `Each conversation's vault (as above, embedder \`${embedder}\`) is searched with every question of categories 1–4 over all kinds of result ` +
       '(facts, page lines, core), k = 10, before the dream and after `dream --force --offline` has run until nothing is pending. A result ' +
       'counts when it is an evidence turn\'s fact, or a page or core result whose shown statements cite one (their `citations`). "chars@10" is the mean length of the ' +
       `top 10 results' text; "recall@N chars" takes results in order while their text fits in N characters; "via --max-chars N" asks ` +

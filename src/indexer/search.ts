@@ -176,10 +176,11 @@ export async function recordSearch(ctx: VaultContext, query: string, options: Se
 }
 
 /**
- * The vector list's weight in the fusion, relative to full text. Measured on LoCoMo (docs/benchmarks.md):
- * equal weights let weak vector neighbours push exact full-text matches out of the top 10.
+ * The vector list's weight in the fusion, relative to full text. Measured with use-lite on LoCoMo conversations 0–6,
+ * before and after the dream (docs/benchmarks.md): 0.25 finds the most; higher weights let weak vector neighbours
+ * push exact full-text matches out of the top 10.
  */
-export const DEFAULT_VECTOR_WEIGHT = 0.5;
+export const DEFAULT_VECTOR_WEIGHT = 0.25;
 
 function vectorWeight(options: SearchOptions): number {
   const fromEnv = Number(process.env.VAULTKEEPER_VECTOR_WEIGHT);
@@ -188,7 +189,7 @@ function vectorWeight(options: SearchOptions): number {
 
 /**
  * One score from 0 to 1 per hit: the full-text score squashed as s / (s + TEXT_HALF_SCORE), the vector
- * similarity rescaled from its noise floor to 1, averaged by weight; then up to 5% less for a row whose own
+ * similarity rescaled from its noise floor to 1, averaged by weight (DEFAULT_VECTOR_WEIGHT); then up to 5% less for a row whose own
  * text lacks the query's words, a page's History at half weight and a fact's age as a small discount.
  */
 export function fuse(

@@ -5,9 +5,10 @@
  * without `#`, and a field of the wrong shape is dropped rather than failing the page. YAML that does
  * not parse is reported, never thrown, and the page is then read as if it had no frontmatter.
  */
-import { parse as parseYaml, YAMLError } from 'yaml';
+import { YAMLError } from 'yaml';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
+import { parseFrontmatterYaml } from './frontmatter-yaml.js';
 import { isBlank } from './source.js';
 
 export interface Frontmatter {
@@ -29,8 +30,6 @@ export interface FrontmatterResult {
 }
 
 const DELIMITER = '---';
-/** The `yaml` package never runs code; duplicate keys are tolerated (the last wins) as Obsidian does. */
-const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCount: 100 } as const;
 /** A block with more than this many blank characters in a row is refused (gray-matter, used up to 0.1, took quadratic time on one). */
 const MAX_BLANK_RUN = 2_000;
 
@@ -84,7 +83,7 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterResult {
   try {
     // The block starts on file line 2 and the source starts with the newline after the opening ---,
     // so a YAML error's line number is already a file line number.
-    value = (parseYaml(`\n${block.join('\n')}`, YAML_OPTIONS) as unknown) ?? null;
+    value = parseFrontmatterYaml(`\n${block.join('\n')}`) ?? null;
   } catch (error) {
     return failed(yamlErrorMessage(error));
   }
