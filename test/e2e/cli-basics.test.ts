@@ -47,7 +47,7 @@ describe('help and version', () => {
     expect(option.stderr).toMatch(/unknown option '--kin' \(Did you mean --kind\?\)/);
     // `help search` and a subcommand group's help name what they did.
     expect((await runCli(['help', 'search'])).stdout).toMatch(/^Usage: vaultkeeper search \[options\] <query\.\.\.>/);
-    expect((await runCli(['daemon', '--help'])).stdout).toMatch(/^  start\b[\s\S]*^  log\b/m);
+    expect((await runCli(['daemon', '--help'])).stdout).toMatch(/^ {2}start\b[\s\S]*^ {2}log\b/m);
   });
 
   it('--version prints the package version', async () => {
