@@ -30,11 +30,8 @@ export function workersFromEnv(): number | undefined {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
-interface Reply {
-  id: number;
-  result?: ChunkResult;
-  error?: string;
-}
+/** A worker's message: ready for chunks, or a chunk's result (or why it failed). */
+type Reply = { ready: true } | { id: number; result?: ChunkResult; error?: string };
 
 /** Splits files (in order) into runs of about `bytes` each. */
 export function chunksOf(files: readonly ChunkFile[], threads: number): ChunkFile[][] {
@@ -56,12 +53,37 @@ export function chunksOf(files: readonly ChunkFile[], threads: number): ChunkFil
   return chunks;
 }
 
+interface PoolWorker {
+  worker: Worker;
+  /** Its module has loaded: it takes chunks. */
+  ready: boolean;
+  /** It failed or exited: it takes none, in this run or later ones. */
+  dead: boolean;
+  /** What the current run does when it is ready, replies, or dies. */
+  onReply: (reply: Reply) => void;
+  onFail: () => void;
+}
+
 export class ProjectionPool {
-  private readonly workers: Worker[];
+  private readonly workers: PoolWorker[];
 
   /** Starts `count` workers now, so they load while the indexer reads the files. */
   constructor(count: number) {
-    this.workers = Array.from({ length: count }, () => new Worker(new URL('./project-worker.js', import.meta.url)));
+    this.workers = Array.from({ length: count }, () => {
+      const entry: PoolWorker = { worker: new Worker(new URL('./project-worker.js', import.meta.url)), ready: false, dead: false, onReply: () => undefined, onFail: () => undefined };
+      entry.worker.on('message', (reply: Reply) => {
+        if ('ready' in reply) entry.ready = true;
+        entry.onReply(reply);
+      });
+      const fail = (): void => {
+        if (entry.dead) return;
+        entry.dead = true;
+        entry.onFail();
+      };
+      entry.worker.on('error', fail);
+      entry.worker.on('exit', fail);
+      return entry;
+    });
   }
 
   get threads(): number {
@@ -70,8 +92,8 @@ export class ProjectionPool {
 
   /**
    * Projects the chunks on the workers and on this thread (`local`, made from the same `inputs`), and
-   * returns their results in chunk order. A worker that fails hands its chunk back, and the rest run
-   * without it; a chunk that fails here fails the pass.
+   * returns their results in chunk order. A worker takes chunks once it is ready; one that fails hands its
+   * chunk back, and the rest run without it; a chunk that fails here fails the pass.
    */
   async run(inputs: ChunkInputs, chunks: readonly ChunkFile[][], local: ChunkProjector, onChunk?: (files: number) => void): Promise<ChunkResult[]> {
     const results: Array<ChunkResult | undefined> = new Array(chunks.length);
@@ -84,47 +106,54 @@ export class ProjectionPool {
       failpoint('reindex:projecting'); // a kill while workers project (test/e2e/failpoints.test.ts)
       onChunk?.(chunks[id]!.length);
     };
-    const live = new Set<Worker>();
-    for (const worker of this.workers) {
-      live.add(worker);
+    for (const entry of this.workers) {
+      if (entry.dead) continue;
       let current: number | null = null;
       const next = (): void => {
         current = pending.shift() ?? null;
-        if (current !== null) worker.postMessage({ type: 'chunk', id: current, files: chunks[current]! } satisfies WorkerRequest);
+        if (current !== null) entry.worker.postMessage({ type: 'chunk', id: current, files: chunks[current]! } satisfies WorkerRequest);
       };
-      const fail = (): void => {
-        if (!live.delete(worker)) return;
+      entry.onFail = () => {
         if (current !== null) pending.unshift(current); // this thread takes it
         current = null;
         wake?.();
       };
-      worker.removeAllListeners();
-      worker.on('message', (reply: Reply) => {
-        if (reply.result === undefined) return fail();
+      entry.onReply = (reply) => {
+        if ('ready' in reply) return next();
+        if (reply.result === undefined) {
+          entry.dead = true; // a chunk it could not project: this thread tries it, and gives the error if it fails too
+          return entry.onFail();
+        }
+        current = null;
         finish(reply.id, reply.result);
         next();
         wake?.();
-      });
-      worker.on('error', fail);
-      worker.on('exit', fail);
-      worker.postMessage({ type: 'inputs', inputs } satisfies WorkerRequest);
-      next();
+      };
+      entry.worker.postMessage({ type: 'inputs', inputs } satisfies WorkerRequest);
+      if (entry.ready) next();
     }
-    while (done < chunks.length) {
-      const id = pending.shift();
-      if (id !== undefined) {
-        finish(id, local.project(chunks[id]!, 'encoded'));
-        // Let the workers' replies in before the next chunk.
-        await new Promise((resolve) => setImmediate(resolve));
-      } else {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
+    try {
+      while (done < chunks.length) {
+        const id = pending.shift();
+        if (id !== undefined) {
+          finish(id, local.project(chunks[id]!, 'encoded'));
+          // Let the workers' replies in before the next chunk.
+          await new Promise((resolve) => setImmediate(resolve));
+        } else {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = null;
+        }
+      }
+    } finally {
+      for (const entry of this.workers) {
+        entry.onReply = () => undefined;
+        entry.onFail = () => undefined;
       }
     }
     return results as ChunkResult[];
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 }

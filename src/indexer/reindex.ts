@@ -14,7 +14,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { emptyManifest, manifestRowCount, readManifest, writeManifest, type FileEntry, type Manifest } from './manifest.js';
+import { emptyManifest, manifestRowCount, readManifest, rowsFile, writeManifest, type FileEntry, type Manifest, type RowsFile } from './manifest.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult } from './project-chunk.js';
 import type { EncodedBatch } from './arrow-rows.js';
@@ -272,6 +272,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     }
 
     const wrote = toDelete.length > 0 || adding > 0;
+    let rows: RowsFile | undefined;
     if (wrote) {
       await writeManifest(ctx.root, { ...m, dirty: true });
       options.onProgress?.({ phase: 'write', done: 0, total: adding });
@@ -279,7 +280,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         await store.deleteKeys(toDelete);
         // A new table takes every row in one add and builds its indices once over all of them; in batches,
         // most rows would stay unindexed until a compaction read them all again.
-        if (encoded.length > 0) await store.addEncoded(encoded);
+        const { indexed } = await store.addEncoded(encoded);
+        // While LanceDB's threads build a new table's indices, this one serializes the row hashes it writes after.
+        rows = rowsFile(next);
+        await indexed;
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
           await store.add(stored.rows.slice(i, i + batch));
@@ -315,7 +319,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     next.verified = verified;
     // Nothing read, nothing removed, same inputs, same index folder: the manifest on disk is already this one.
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
-    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty || !sameFolder) await writeManifest(ctx.root, next);
+    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty || !sameFolder) await writeManifest(ctx.root, next, rows);
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {

@@ -141,38 +141,43 @@ export class IndexStore {
 
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.addEncoded([encodeColumns(tableColumns(this.dimensions), rows.length, columnsOf(rows, this.dimensions), this.dimensions)]);
+    const { indexed } = await this.addEncoded([encodeColumns(tableColumns(this.dimensions), rows.length, columnsOf(rows, this.dimensions), this.dimensions)]);
+    await indexed;
   }
 
   /**
    * Adds rows already encoded column by column (arrow-rows.ts), the batches in order, as one write. The first
-   * add to a new table also builds its indices, over every row it holds.
+   * add to a new table also builds its indices over every row it holds: `indexed` is that build, started and
+   * not awaited, so the caller can do its own work while LanceDB's threads build (and must await it).
    */
-  async addEncoded(batches: readonly EncodedBatch[]): Promise<void> {
-    if (batches.every((batch) => batch.length === 0)) return;
+  async addEncoded(batches: readonly EncodedBatch[]): Promise<{ indexed: Promise<void> }> {
+    const done = { indexed: Promise.resolve() };
+    if (batches.every((batch) => batch.length === 0)) return done;
     const arrow = arrowModule();
     const data = arrowTable(arrow, schema(arrow, this.dimensions), batches.filter((batch) => batch.length > 0));
-    if (this.table === null) {
-      this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
+    if (this.table !== null) {
       await this.table.add(data);
-      const { Index } = await lance();
-      const table = this.table;
-      // Built over the first rows, never over an empty table (a rebuild passes every row to this first add);
-      // later rows are searched until the next optimize.
-      const builds = [
-        () => table.createIndex('key', { config: Index.btree() }),
-        () => table.createIndex('path', { config: Index.btree() }),
-        () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
-        () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
-      ];
-      // Side by side on a local index: each build leaves a core idle much of the time, and LanceDB commits
-      // indices of different columns without conflict there (docs/benchmarks.md). Object storage without a
-      // commit lock (s3rver in the tests) failed such concurrent commits, so there they run one by one.
-      if (this.remote) for (const build of builds) await build();
-      else await Promise.all(builds.map((build) => build()));
-      return;
+      return done;
     }
+    this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
     await this.table.add(data);
+    return { indexed: this.buildIndices(this.table) };
+  }
+
+  /** The four indices of a new table, built once over the rows of its first add; later rows are searched until the next optimize. */
+  private async buildIndices(table: Table): Promise<void> {
+    const { Index } = await lance();
+    const builds = [
+      () => table.createIndex('key', { config: Index.btree() }),
+      () => table.createIndex('path', { config: Index.btree() }),
+      () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
+      () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
+    ];
+    // Side by side on a local index: each build leaves a core idle much of the time, and LanceDB commits
+    // indices of different columns without conflict there (docs/benchmarks.md). Object storage without a
+    // commit lock (s3rver in the tests) failed such concurrent commits, so there they run one by one.
+    if (this.remote) for (const build of builds) await build();
+    else await Promise.all(builds.map((build) => build()));
   }
 
   async deleteKeys(keys: readonly string[]): Promise<void> {

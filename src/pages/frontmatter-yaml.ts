@@ -21,8 +21,8 @@ export const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCoun
  *   key, a flow collection as a key, an explicit `?` key or a bare `:`, an alias (it may stand for any of
  *   those), and any flow mapping (its keys need no `:`, so `{ ~ }` has a null key);
  * - an anchor or a tag (`key: &a x: y` is an error to `yaml` only);
- * - a comment right after a bracket (after a quote: see quotedScalarDiffers), which `yaml` refuses and
- *   js-yaml reads as a comment;
+ * - a `#` right after a bracket or a comma (after a quote: see quotedScalarDiffers), an error to `yaml`
+ *   and a comment to js-yaml;
  * - an empty sequence item (`-` alone, `- - `): ending a nested sequence, js-yaml takes the next item of
  *   the outer one into it;
  * - a block scalar with an indentation indicator or kept line breaks (`|2`, `>+`): blank lines at its end differ;
@@ -30,7 +30,7 @@ export const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCoun
  *   starts a line) and a lone carriage return.
  */
 const DIFFERS_RE =
-  /(?:^|[\s[{,])(?:[?:](?:[\s,\]}]|$)|[*{&!]|(?:~|null|Null|NULL)[ \t]*:)|[\]}][ \t]*:|[\]}]#|(?:^|[ \t])-[ \t]*(?:#.*)?$|[|>](?:[-+]?[1-9]|[1-9]?\+)|^%|[\uFEFF\r]/mu;
+  /(?:^|[\s[{,])(?:[?:](?:[\s,\]}]|$)|[*{&!]|(?:~|null|Null|NULL)[ \t]*:)|[\]}][ \t]*:|[[\]{},]#|(?:^|[ \t])-[ \t]*(?:#.*)?$|[|>](?:[-+]?[1-9]|[1-9]?\+)|^%|[\uFEFF\r]/mu;
 /** `yaml` refuses an implicit key longer than this; js-yaml has no such bound. */
 const MAX_KEY_CHARS = 1024;
 
