@@ -13,7 +13,12 @@ const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { v
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-function build(): Command {
+/**
+ * The program with the definitions of every command, or only of `only` (see `commandNamed`): commander parses each
+ * definition it is given, ~4 ms of a search's start for all of them (docs/benchmarks.md).
+ */
+function build(only: string | null = null): Command {
+  const want = (name: string): boolean => only === null || only === name;
   const program = new Command('vaultkeeper')
     .description('Long-term memory for AI agents, kept as a plain markdown vault you can open in Obsidian.')
     .version(pkg.version, '-V, --version')
@@ -26,7 +31,7 @@ function build(): Command {
 
   const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
 
-  program
+  if (want('init')) program
     .command('init')
     .description('create a new vault (zones, schema.md, config, git repository), or adopt an existing folder or Obsidian vault')
     .argument('[path]', 'folder for the new vault', '.')
@@ -35,7 +40,7 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (target: string, opts: { json?: boolean; adopt?: boolean; obsidianSettings?: boolean }) => (await import('./commands/init.js')).run(target, opts));
 
-  program
+  if (want('remember')) program
     .command('remember')
     .description('append a fact to today\'s log (or many with --stdin) and commit it')
     .argument('[text...]', 'the fact')
@@ -47,7 +52,7 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts, command: Command) => (await import('./commands/remember.js')).run(words, opts, globals(command)));
 
-  program
+  if (want('forget')) program
     .command('forget')
     .description('tombstone a fact by id, or every fact matching a text; it never comes back')
     .argument('[id]', 'the fact id, e.g. f-7k2m9q0a1b')
@@ -56,7 +61,7 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts, command: Command) => (await import('./commands/forget.js')).run(id, opts, globals(command)));
 
-  program
+  if (want('history')) program
     .command('history')
     .description('list the changes made to the vault (its git history)')
     .argument('[path]', 'only changes to this file or folder')
@@ -64,21 +69,21 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (target: string | undefined, opts, command: Command) => (await import('./commands/history.js')).run(target, opts, globals(command)));
 
-  program
+  if (want('doctor')) program
     .command('doctor')
     .description('check the vault: malformed log lines, config, uncommitted edits, links; exit 1 on problems')
     .option('--fix', 'append the derived ^id to fact lines written without one (one commit), then check')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/doctor.js')).run(opts, globals(command)));
 
-  program
+  if (want('reindex')) program
     .command('reindex')
     .description('bring the search index up to date with the vault (only what changed), or rebuild it')
     .option('--clear', 'drop the index and rebuild it from the files (the embedding cache is kept)')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/reindex.js')).run(opts, globals(command)));
 
-  program
+  if (want('search')) program
     .command('search')
     .description('hybrid full-text and vector search over facts, pages and core memory, with citations')
     .argument('<query...>', 'what to look for')
@@ -94,7 +99,7 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
 
-  program
+  if (want('ingest')) program
     .command('ingest')
     .description('extract facts from agent transcripts (Claude Code JSONL, OpenAI message JSON, text or markdown chats)')
     .argument('<files...>', 'transcript files (a folder stands for the transcripts in it)')
@@ -102,13 +107,13 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (files: string[], opts, command: Command) => (await import('./commands/ingest.js')).run(files, opts, globals(command)));
 
-  program
+  if (want('watch')) program
     .command('watch')
     .description('keep the index current while files change (foreground; Ctrl-C stops)')
     .option('--debounce <ms>', 'wait this long after the last change (default 300)', parsePositiveInt)
     .action(async (opts, command: Command) => (await import('./commands/watch.js')).run(opts, globals(command)));
 
-  program
+  if (want('dream')) program
     .command('dream')
     .description('consolidate the oldest pending log days into wiki pages: checked, then one git commit')
     .option('--force', 'skip the gate (never the lock)')
@@ -117,28 +122,28 @@ function build(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/dream.js')).run(opts, globals(command)));
 
-  program
+  if (want('undo')) program
     .command('undo')
     .description('revert a dream run\'s commit; its days become pending again')
     .argument('<run>', 'the run id, e.g. r-20260610-031207')
     .option('--json', 'print the result as JSON')
     .action(async (runId: string, opts, command: Command) => (await import('./commands/undo.js')).run(runId, opts, globals(command)));
 
-  program
+  if (want('conflicts')) program
     .command('conflicts')
     .description('list what the dream flagged for review (0_Inbox/conflicts.md)')
     .option('--all', 'include resolved ones')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/conflicts.js')).run(opts, globals(command)));
 
-  program
+  if (want('status')) program
     .command('status')
     .description('watermark, pending days, when the dream runs and what holds it, the daemon and its jobs')
     .option('--dashboard', `regenerate the dashboard page (${'4_Resources/Dashboard.md'}) first`)
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
 
-  program
+  if (want('mcp')) program
     .command('mcp')
     .description('serve the vault to AI agents as MCP memory tools over stdio, or over HTTP with --http (see docs/integrations.md)')
     .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio')
@@ -147,7 +152,7 @@ function build(): Command {
     .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
     .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
 
-  program
+  if (want('completion')) program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
@@ -156,38 +161,40 @@ function build(): Command {
       process.stdout.write(completionScript(shell, program));
     });
 
-  program
+  if (want('serve')) program
     .command('serve')
     .description('answer search and status from a warm process kept current by a watcher (foreground; Ctrl-C stops); the daemon without its jobs')
     .action(async (_opts, command: Command) => (await import('./commands/serve.js')).run(globals(command)));
 
-  const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
-  daemon
-    .command('start')
-    .description('run the daemon (foreground; --background detaches)')
-    .option('--background', 'detach, write .vaultkeeper/daemon.pid, print the pid and the log path')
-    .option('--json', 'print the result as JSON (with --background)')
-    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).start(opts, globals(command)));
-  daemon
-    .command('stop')
-    .description('stop the daemon: SIGTERM, then SIGKILL after 10 s')
-    .option('--json', 'print the result as JSON')
-    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).stop(opts, globals(command)));
-  daemon
-    .command('status')
-    .description('the same as `vaultkeeper status`')
-    .option('--json', 'print the result as JSON')
-    .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
-  daemon
-    .command('log')
-    .description("pretty-print the daemon's log (.vaultkeeper/daemon.log)")
-    .option('--tail <n>', 'the last N entries (default 50)', parsePositiveInt)
-    .option('--job <job>', 'only this job (index, dream, extract, digest, health, llm)')
-    .option('--follow', 'keep printing new entries')
-    .option('--json', 'print entries as JSON lines')
-    .action(async (opts, command: Command) => (await import('./commands/daemon.js')).log(opts, globals(command)));
+  if (want('daemon')) {
+    const daemon = program.command('daemon').description('the background process: indexing, dreams, extraction, digests, health');
+    daemon
+      .command('start')
+      .description('run the daemon (foreground; --background detaches)')
+      .option('--background', 'detach, write .vaultkeeper/daemon.pid, print the pid and the log path')
+      .option('--json', 'print the result as JSON (with --background)')
+      .action(async (opts, command: Command) => (await import('./commands/daemon.js')).start(opts, globals(command)));
+    daemon
+      .command('stop')
+      .description('stop the daemon: SIGTERM, then SIGKILL after 10 s')
+      .option('--json', 'print the result as JSON')
+      .action(async (opts, command: Command) => (await import('./commands/daemon.js')).stop(opts, globals(command)));
+    daemon
+      .command('status')
+      .description('the same as `vaultkeeper status`')
+      .option('--json', 'print the result as JSON')
+      .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
+    daemon
+      .command('log')
+      .description("pretty-print the daemon's log (.vaultkeeper/daemon.log)")
+      .option('--tail <n>', 'the last N entries (default 50)', parsePositiveInt)
+      .option('--job <job>', 'only this job (index, dream, extract, digest, health, llm)')
+      .option('--follow', 'keep printing new entries')
+      .option('--json', 'print entries as JSON lines')
+      .action(async (opts, command: Command) => (await import('./commands/daemon.js')).log(opts, globals(command)));
+  }
 
-  program
+  if (want('demo')) program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')
@@ -236,6 +243,21 @@ function quietOnClosedPipe(): void {
   }
 }
 
+/**
+ * The command an invocation names (its first word past the global options), when only that command's definition
+ * need be built; null when all are needed: no command (`--help`, `--version`), `help`, or `completion` (its script
+ * lists every command).
+ */
+function commandNamed(argv: readonly string[]): string | null {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--vault') i++;
+    else if (arg === '--') return null;
+    else if (!arg.startsWith('-')) return arg === 'help' || arg === 'completion' ? null : arg;
+  }
+  return null;
+}
+
 async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe();
   redactOutput();
@@ -243,7 +265,10 @@ async function main(argv: string[]): Promise<void> {
   // The CLI is a bundle (docs/ARCHITECTURE.md): with --debug, stack traces name the sources, through the source maps
   // of the chunks loaded from here on (each command's).
   if (debug) process.setSourceMapsEnabled(true);
-  const program = build();
+  const named = commandNamed(argv);
+  let program = build(named);
+  // Not a command's name (a typo): all of them, so commander can suggest the nearest.
+  if (named !== null && program.commands.length === 0) program = build();
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -8,6 +8,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import type { MarkdownIt as Parser, ParserInline, StateBlock, StateInline, Token } from 'markdown-it';
+import { usePlainFields } from './plain-fields.js';
 import { inlineTags } from './tags.js';
 import { splitWikiLink, type WikiLinkParts } from './wikilink.js';
 import { WIKILINK_TOKEN, wikiLinkRule, type WikiLinkMeta } from './wikilink-rule.js';
@@ -56,12 +57,12 @@ const parser = createParser();
 
 /**
  * Reads the outline of `text`, whose line N is line N of the file (lines before the body, like
- * frontmatter, are passed blank). May throw on input the parser cannot handle; parsePage falls back.
+ * frontmatter, are passed blank); `lines` are its lines, when the caller has them. May throw on input
+ * the parser cannot handle; parsePage falls back.
  */
-export function markdownOutline(text: string): Outline {
+export function markdownOutline(text: string, lines: readonly string[] = text.split('\n')): Outline {
   const facts: Facts = new Map();
   const tokens = parser.parse(text, { facts });
-  const lines = text.split('\n');
   const headings: OutlineHeading[] = [];
   const topLevel: number[] = [];
   const nested = new Set<number>();
@@ -172,31 +173,38 @@ function createParser(): Parser {
   // CommonMark as micromark reads it: no nesting cap (budget.ts keeps pages that nest too deeply away),
   // every link destination accepted (nothing here is rendered), reference definitions kept as blocks.
   const md = new MarkdownIt('commonmark', { maxNesting: Number.MAX_SAFE_INTEGER });
+  usePlainFields(md);
   md.validateLink = () => true;
+  // Nothing is rendered and the outline reads no link destination (an autolink's text is taken from the
+  // source), so destinations are not percent-encoded or punycoded: that was a tenth of a page's parse.
+  md.normalizeLink = (url) => url;
+  md.normalizeLinkText = (text) => text;
   md.core.ruler.disable('strip_references');
   md.inline.ruler.before('link', 'wikilink', wikiLinkRule);
   md.helpers = { ...md.helpers, parseLinkLabel };
   lazyContinuation(md);
 
   // Spans of the rules that matched, recorded by a tokenizer that is markdown-it's own plus the record.
-  const spans = new WeakMap<StateInline, Span[]>();
-  const flushed = new WeakSet<Token>();
+  // The record lives on the state (a WeakMap and a WeakSet cost the garbage collector more).
   class RecordingState extends md.inline.State {
+    spans: Span[] = [];
+    /** Text tokens made of pending text, in order; the rule that flushed them did not make them. */
+    flushed: Token[] = [];
     override pushPending(): Token {
       const token = super.pushPending();
-      flushed.add(token);
+      this.flushed.push(token);
       return token;
     }
   }
   md.inline.State = RecordingState;
-  md.inline.tokenize = function tokenize(this: ParserInline, state: StateInline): void {
+  md.inline.tokenize = function tokenize(this: ParserInline, inlineState: StateInline): void {
+    const state = inlineState as RecordingState;
     const rules = this.ruler.getRules('');
     const end = state.posMax;
-    let list = spans.get(state);
-    if (list === undefined) spans.set(state, (list = []));
     while (state.pos < end) {
       const start = state.pos;
       const before = state.tokens.length;
+      const flushedBefore = state.flushed.length;
       let ok = false;
       for (const rule of rules) {
         ok = rule(state, false);
@@ -204,7 +212,15 @@ function createParser(): Parser {
       }
       if (ok) {
         if (start >= state.pos) throw new Error("inline rule didn't increment state.pos");
-        list.push({ start, end: state.pos, tokens: state.tokens.slice(before).filter((token) => !flushed.has(token)) });
+        // A rule that made no token (plain text, most of them) leaves nothing for inlineFacts to read.
+        if (state.tokens.length > before) {
+          let tokens = state.tokens.slice(before);
+          if (state.flushed.length > flushedBefore) {
+            const flushed = state.flushed.slice(flushedBefore);
+            tokens = tokens.filter((token) => !flushed.includes(token));
+          }
+          state.spans.push({ start, end: state.pos, tokens });
+        }
         if (state.pos >= end) break;
         continue;
       }
@@ -215,7 +231,7 @@ function createParser(): Parser {
   // After emphasis is resolved (a delimiter is then markup or text) and before text fragments are joined.
   md.inline.ruler2.before('fragments_join', 'outline_facts', (state) => {
     const facts = (state.env as { facts?: Facts }).facts;
-    if (facts !== undefined) facts.set(state.tokens, inlineFacts(state, spans.get(state) ?? []));
+    if (facts !== undefined) facts.set(state.tokens, inlineFacts(state, (state as RecordingState).spans));
   });
   return md;
 }
@@ -227,18 +243,21 @@ function createParser(): Parser {
  */
 function inlineFacts(state: StateInline, spans: readonly Span[]): InlineFacts {
   const src = state.src;
-  const markup = new Uint8Array(src.length);
+  // Its stretches of text are only searched for tags, and a run without `#` has none.
+  const markup = src.includes('#') ? new Uint8Array(src.length) : undefined;
   const html: number[] = [];
   for (const span of spans) {
     if (span.tokens.length === 0) continue;
     for (const token of span.tokens) if (token.type === 'html_inline') html.push(span.start);
     // An emphasis run makes one token per marker character, each either markup or left as text.
     if (span.tokens.length === span.end - span.start && span.tokens.every(isDelimiter)) {
-      span.tokens.forEach((token, i) => {
-        if (!isText(token)) markup[span.start + i] = 1;
-      });
+      if (markup !== undefined) {
+        span.tokens.forEach((token, i) => {
+          if (!isText(token)) markup[span.start + i] = 1;
+        });
+      }
     } else if (!span.tokens.every(isText)) {
-      markup.fill(1, span.start, span.end);
+      markup?.fill(1, span.start, span.end);
       if (span.tokens[0]?.type === 'link_open' && span.tokens[0].markup === 'autolink') {
         // An autolink shows its address as written (markdown-it would show it decoded).
         const text = span.tokens.find((token) => token.type === 'text');
@@ -247,11 +266,16 @@ function inlineFacts(state: StateInline, spans: readonly Span[]): InlineFacts {
     }
   }
   const texts: number[] = [];
-  let runStart = 0;
-  for (let at = 0; at <= src.length; at++) {
-    if (at < src.length && markup[at] === 0) continue;
-    if (at > runStart) texts.push(runStart, at);
-    runStart = at + 1;
+  if (markup === undefined) return { texts, html };
+  // The runs of unmarked characters.
+  for (let at = 0; at < src.length; ) {
+    const marked = markup.indexOf(1, at);
+    const end = marked < 0 ? src.length : marked;
+    if (end > at) texts.push(at, end);
+    if (marked < 0) break;
+    const unmarked = markup.indexOf(0, marked);
+    if (unmarked < 0) break;
+    at = unmarked;
   }
   return { texts, html };
 }

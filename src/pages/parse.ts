@@ -113,7 +113,8 @@ function readBody(lines: readonly string[], firstLine: number, frontmatterLines:
   if (overBudget !== null) return readPlain(lines, firstLine, maxChars, overBudget);
   try {
     // Frontmatter lines are passed blank, so the parser's line numbers are the file's.
-    const outline = markdownOutline(lines.map((line, index) => (index < frontmatterLines ? '' : line)).join('\n'));
+    const body = frontmatterLines === 0 ? lines : lines.map((line, index) => (index < frontmatterLines ? '' : line));
+    const outline = markdownOutline(body.join('\n'), body);
     return { outline, chunks: buildChunks(lines, firstLine, outline, maxChars) };
   } catch (error) {
     const parserError = `the markdown parser failed: ${errorMessage(error)}`;
@@ -212,5 +213,6 @@ function spanLinks(span: LineSpan, linksByLine: ReadonlyMap<number, LinkOccurren
 }
 
 function unique(values: readonly string[]): string[] {
+  if (values.length === 0) return [];
   return [...new Set(values.filter((value) => value !== ''))];
 }

@@ -32,6 +32,24 @@ describe('help and version', () => {
     for (const option of ['--category', '--tag', '--source', '--date', '--stdin', '--json']) expect(result.stdout).toContain(option);
   });
 
+  it('builds only the named command, and every command when the name is a typo, so usage errors read as before', async () => {
+    // A typo: all commands are built, so commander can name the nearest.
+    const typo = await runCli(['--debug', 'serch', 'coffee']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^vaultkeeper: unknown command 'serch' \(Did you mean search\?\)\n$/);
+    // Global options (one with a value) before the command: its own usage error, its own option suggestions.
+    const dir = await tempDir();
+    const missing = await runCli(['--vault', dir, '--debug', 'search']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("vaultkeeper: missing required argument 'query'\n");
+    const option = await runCli([`--vault=${dir}`, 'search', 'coffee', '--kin', 'fact']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toMatch(/unknown option '--kin' \(Did you mean --kind\?\)/);
+    // `help search` and a subcommand group's help name what they did.
+    expect((await runCli(['help', 'search'])).stdout).toMatch(/^Usage: vaultkeeper search \[options\] <query\.\.\.>/);
+    expect((await runCli(['daemon', '--help'])).stdout).toMatch(/^ {2}start\b[\s\S]*^ {2}log\b/m);
+  });
+
   it('--version prints the package version', async () => {
     for (const flag of ['--version', '-V']) {
       const result = await runCli([flag]);
