@@ -11,17 +11,19 @@ import { failpoint } from '../core/failpoint.js';
 import type { ChunkFile, ChunkInputs, ChunkProjector, ChunkResult } from './project-chunk.js';
 import type { WorkerRequest } from './project-worker.js';
 
-/** Below this many bytes to project, workers cost more than they save (docs/benchmarks.md). */
-export const POOL_MIN_BYTES = 1_500_000;
+/**
+ * Below this many bytes to project, a worker costs more than it saves: on a quiet machine the Dendron notes
+ * (2.2 MB) built no faster with one and used 0.35 s more CPU; the 100k vault (11 MB) built 7% faster (docs/benchmarks.md).
+ */
+export const POOL_MIN_BYTES = 4_000_000;
 /** Chunks per thread: enough that the threads finish close together, few enough that each is worth a message. */
 const CHUNKS_PER_THREAD = 8;
 
 /**
  * How many workers to start for `bytes` of files to project: `forced` (VAULTKEEPER_INDEX_WORKERS, for tests
  * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES when a core is idle. A
- * worker costs CPU of its own (its start, its modules, code compiled again: +0.3 s on 1,000 notes), which pays
- * only on a core nothing else wants: with the 2 cores' load average at 11 a worker made every rebuild slower,
- * at 7–9 it gained on the 100k vault only (docs/benchmarks.md).
+ * worker costs CPU of its own (its start, its modules, code compiled again: +0.3–0.5 s on 1,000 notes), which
+ * pays only on a core nothing else wants: with the 2 cores' load average at 11 a worker made every rebuild slower.
  */
 export function poolSize(bytes: number, forced: number | undefined, machine = { cores: os.availableParallelism(), load: os.loadavg()[0] ?? 0 }): number {
   if (forced !== undefined) return forced;
