@@ -21,7 +21,7 @@ export const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCoun
  *   key, a flow collection as a key, an explicit `?` key or a bare `:`, an alias (it may stand for any of
  *   those), and any flow mapping (its keys need no `:`, so `{ ~ }` has a null key);
  * - an anchor or a tag (`key: &a x: y` is an error to `yaml` only);
- * - a `#` right after a bracket or a comma (after a quote: see quotedScalarDiffers), an error to `yaml`
+ * - a `#` right after a bracket or a comma (after a quote: see spansLines), an error to `yaml`
  *   and a comment to js-yaml;
  * - an empty sequence item (`-` alone, `- - `): ending a nested sequence, js-yaml takes the next item of
  *   the outer one into it;
@@ -80,7 +80,7 @@ export function readFast(source: string): { value: unknown } | undefined {
 }
 
 function mayDiffer(source: string): boolean {
-  return DIFFERS_RE.test(source) || quotedScalarDiffers(source) || hasLongLine(source);
+  return DIFFERS_RE.test(source) || spansLines(source) || hasLongLine(source);
 }
 
 const SPACE = 0x20;
@@ -89,47 +89,55 @@ const HASH = 0x23;
 const DOUBLE = 0x22;
 const SINGLE = 0x27;
 const BACKSLASH = 0x5c;
+const LF = 0x0a;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 /**
- * A quoted scalar that goes on to the next line (js-yaml takes its next lines at any indentation, where
- * `yaml` wants them indented past the key's), or one followed right away by `#` (a comment to js-yaml,
- * an error to `yaml`). A quote counts where a scalar may start: first on its line, or after white
- * space, `[`, `{`, `,` or `:`; a quote anywhere else is text.
+ * A quoted scalar or a flow sequence that goes on to the next line (js-yaml takes the next lines at any
+ * indentation, where `yaml` wants them indented past the key's), or a quoted scalar followed right away
+ * by `#` (a comment to js-yaml, an error to `yaml`). A quote counts where a scalar may start: first on
+ * its line, or after white space, `[`, `{`, `,` or `:`; a quote anywhere else is text.
  */
-function quotedScalarDiffers(source: string): boolean {
-  if (!source.includes('"') && !source.includes("'")) return false;
+function spansLines(source: string): boolean {
+  if (!source.includes('"') && !source.includes("'") && !source.includes('[')) return false;
   const length = source.length;
-  let previous = 0x0a;
+  let previous = LF;
+  let open = 0;
   for (let at = 0; at < length; at++) {
-    const code = source.charCodeAt(at);
-    if (code === HASH && (previous === SPACE || previous === TAB || previous === 0x0a)) {
+    let code = source.charCodeAt(at);
+    if (code === HASH && (previous === SPACE || previous === TAB || previous === LF)) {
       // A comment: nothing on the rest of the line counts.
-      const lineEnd = source.indexOf('\n', at);
-      if (lineEnd < 0) return false;
-      at = lineEnd;
-      previous = 0x0a;
-      continue;
+      at = source.indexOf('\n', at);
+      if (at < 0) return false;
+      code = LF;
     }
-    if ((code === DOUBLE || code === SINGLE) && startsScalar(previous)) {
+    if (code === LF) {
+      if (open > 0) return true;
+    } else if (code === OPEN_BRACKET) {
+      open++;
+    } else if (code === CLOSE_BRACKET) {
+      open = Math.max(0, open - 1);
+    } else if ((code === DOUBLE || code === SINGLE) && startsScalar(previous)) {
       const close = closingQuote(source, at, code);
       if (close < 0 || source.charCodeAt(close + 1) === HASH) return true;
       at = close;
     }
-    previous = source.charCodeAt(at);
+    previous = code;
   }
   return false;
 }
 
 function startsScalar(previous: number): boolean {
   // Line break, space, tab, [ { , :
-  return previous === 0x0a || previous === SPACE || previous === TAB || previous === 0x5b || previous === 0x7b || previous === 0x2c || previous === 0x3a;
+  return previous === LF || previous === SPACE || previous === TAB || previous === 0x5b || previous === 0x7b || previous === 0x2c || previous === 0x3a;
 }
 
 /** Where the quoted scalar opened at `open` closes on the same line, or -1. */
 function closingQuote(source: string, open: number, quote: number): number {
   for (let at = open + 1; at < source.length; at++) {
     const code = source.charCodeAt(at);
-    if (code === 0x0a) return -1;
+    if (code === LF) return -1;
     if (quote === DOUBLE && code === BACKSLASH) at++;
     else if (code === quote) {
       if (quote === SINGLE && source.charCodeAt(at + 1) === SINGLE) at++;

@@ -185,24 +185,26 @@ function createParser(): Parser {
   lazyContinuation(md);
 
   // Spans of the rules that matched, recorded by a tokenizer that is markdown-it's own plus the record.
-  const spans = new WeakMap<StateInline, Span[]>();
-  const flushed = new WeakSet<Token>();
+  // The record lives on the state (a WeakMap and a WeakSet cost the garbage collector more).
   class RecordingState extends md.inline.State {
+    spans: Span[] = [];
+    /** Text tokens made of pending text, in order; the rule that flushed them did not make them. */
+    flushed: Token[] = [];
     override pushPending(): Token {
       const token = super.pushPending();
-      flushed.add(token);
+      this.flushed.push(token);
       return token;
     }
   }
   md.inline.State = RecordingState;
-  md.inline.tokenize = function tokenize(this: ParserInline, state: StateInline): void {
+  md.inline.tokenize = function tokenize(this: ParserInline, inlineState: StateInline): void {
+    const state = inlineState as RecordingState;
     const rules = this.ruler.getRules('');
     const end = state.posMax;
-    let list = spans.get(state);
-    if (list === undefined) spans.set(state, (list = []));
     while (state.pos < end) {
       const start = state.pos;
       const before = state.tokens.length;
+      const flushedBefore = state.flushed.length;
       let ok = false;
       for (const rule of rules) {
         ok = rule(state, false);
@@ -211,7 +213,14 @@ function createParser(): Parser {
       if (ok) {
         if (start >= state.pos) throw new Error("inline rule didn't increment state.pos");
         // A rule that made no token (plain text, most of them) leaves nothing for inlineFacts to read.
-        if (state.tokens.length > before) list.push({ start, end: state.pos, tokens: state.tokens.slice(before).filter((token) => !flushed.has(token)) });
+        if (state.tokens.length > before) {
+          let tokens = state.tokens.slice(before);
+          if (state.flushed.length > flushedBefore) {
+            const flushed = state.flushed.slice(flushedBefore);
+            tokens = tokens.filter((token) => !flushed.includes(token));
+          }
+          state.spans.push({ start, end: state.pos, tokens });
+        }
         if (state.pos >= end) break;
         continue;
       }
@@ -222,7 +231,7 @@ function createParser(): Parser {
   // After emphasis is resolved (a delimiter is then markup or text) and before text fragments are joined.
   md.inline.ruler2.before('fragments_join', 'outline_facts', (state) => {
     const facts = (state.env as { facts?: Facts }).facts;
-    if (facts !== undefined) facts.set(state.tokens, inlineFacts(state, spans.get(state) ?? []));
+    if (facts !== undefined) facts.set(state.tokens, inlineFacts(state, (state as RecordingState).spans));
   });
   return md;
 }

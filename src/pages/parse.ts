@@ -213,5 +213,6 @@ function spanLinks(span: LineSpan, linksByLine: ReadonlyMap<number, LinkOccurren
 }
 
 function unique(values: readonly string[]): string[] {
+  if (values.length === 0) return [];
   return [...new Set(values.filter((value) => value !== ''))];
 }

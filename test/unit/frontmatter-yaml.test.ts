@@ -68,6 +68,7 @@ const EDGE_CASES: Record<string, string> = {
   'tags': 'a: !!str 123\nb: !!int "5"\nc: !!float 1\nd: !!bool true\ne: !!null ""\nf: !custom x\ng: ! 12\nh: !!binary aGk=\ni: !!timestamp 2026-06-09\nj: !!set {a, b}',
   'a tag and an anchor before a compact mapping': 'type: &a0 x: y',
   'a comment right after a quote or a bracket': 'a: "x"# c\nb: [1]# c',
+  'a flow sequence over lines, not indented': 'b: [2026-06-09,\n[x]]\nc: [a,\n  b]',
   'a comment right after an opening bracket or a comma': 'a: [#\ntag, 1]\nb: [1,#c\n 2]',
   'an empty nested sequence item': 'a:\n  - - # comment\n  - b\n  -',
   'a quoted scalar over lines, indented': 'a: "multi\n  line"\nb: \'single\n  line\'',
