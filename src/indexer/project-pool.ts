@@ -5,6 +5,7 @@
  * the same as projecting in one thread. A worker costs ~30–50 ms to start and loads the parser itself, so
  * small passes stay in the thread (`poolSize`, measured in docs/benchmarks.md).
  */
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { failpoint } from '../core/failpoint.js';
 import type { ChunkFile, ChunkInputs, ChunkProjector, ChunkResult } from './project-chunk.js';
@@ -17,11 +18,14 @@ const CHUNKS_PER_THREAD = 8;
 
 /**
  * How many workers to start for `bytes` of files to project: `forced` (VAULTKEEPER_INDEX_WORKERS, for tests
- * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES, none below.
+ * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES when a core is idle. A
+ * worker costs CPU of its own (its start, its modules, code compiled again: +0.3 s on 1,000 notes), which pays
+ * only on a core nothing else wants: with the 2 cores' load average at 11 a worker made every rebuild slower,
+ * at 7–9 it gained on the 100k vault only (docs/benchmarks.md).
  */
-export function poolSize(bytes: number, forced: number | undefined): number {
+export function poolSize(bytes: number, forced: number | undefined, machine = { cores: os.availableParallelism(), load: os.loadavg()[0] ?? 0 }): number {
   if (forced !== undefined) return forced;
-  return bytes >= POOL_MIN_BYTES ? 1 : 0;
+  return bytes >= POOL_MIN_BYTES && machine.cores >= 2 && machine.load < machine.cores ? 1 : 0;
 }
 
 /** VAULTKEEPER_INDEX_WORKERS as a count of workers, or undefined when unset or not a whole number. */
