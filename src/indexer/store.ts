@@ -457,12 +457,20 @@ function utf8Values(column: Arrow.Vector): string[] {
 
 /** A hit from its `shown` JSON (SHOWN_FIELDS in order) and its score. */
 function shownHit(shown: string, raw: number): ShownHit {
-  const values = JSON.parse(shown) as unknown[];
-  const hit: Record<string, unknown> = {};
-  for (let j = 0; j < SHOWN_FIELDS.length; j++) hit[SHOWN_FIELDS[j]!] = values[j];
-  hit.raw = raw;
+  const v = JSON.parse(shown) as unknown[];
+  // One object literal: every hit gets the same shape at once, which made building and reading 60 hits ~1/3
+  // cheaper than adding the fields one by one (docs/benchmarks.md). The type holds it to every field of a hit.
+  const hit: Record<keyof ShownHit, unknown> = {
+    key: v[AT.key], kind: v[AT.kind], path: v[AT.path], line: v[AT.line], line_end: v[AT.line_end], section_line: v[AT.section_line],
+    section_end: v[AT.section_end], id: v[AT.id], date: v[AT.date], category: v[AT.category], tags: v[AT.tags], title: v[AT.title],
+    heading: v[AT.heading], heading_path: v[AT.heading_path], citations: v[AT.citations], text: v[AT.text], subject: v[AT.subject],
+    archived: v[AT.archived], raw,
+  };
   return hit as ShownHit;
 }
+
+/** Each field's place in the `shown` array. */
+const AT = Object.fromEntries(SHOWN_FIELDS.map((field, i) => [field, i])) as Record<(typeof SHOWN_FIELDS)[number], number>;
 
 function withoutArchived({ archived: _archived, ...hit }: ShownHit): Hit {
   return hit;

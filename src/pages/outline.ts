@@ -158,7 +158,7 @@ function rawColumn(src: string, offset: number, raw: string): number {
 function headingText(children: readonly Token[]): string {
   let out = '';
   for (const child of children) {
-    if (child.type === 'text' || child.type === 'code_inline') out += child.content;
+    if (child.type === 'text' || child.type === 'text_special' || child.type === 'code_inline') out += child.content;
     else if (child.type === 'softbreak') out += '\n';
     else if (child.type === 'hardbreak') out += ' ';
     else if (child.type === WIKILINK_TOKEN) {
@@ -180,6 +180,8 @@ function createParser(): Parser {
   md.normalizeLink = (url) => url;
   md.normalizeLinkText = (text) => text;
   md.core.ruler.disable('strip_references');
+  // Only a heading's text reads text tokens, and it reads an escape's (text_special) as text: joining them is not needed.
+  md.core.ruler.disable('text_join');
   md.inline.ruler.before('link', 'wikilink', wikiLinkRule);
   md.helpers = { ...md.helpers, parseLinkLabel };
   lazyContinuation(md);
