@@ -30,10 +30,13 @@ export interface ChunkInputs {
 }
 
 export interface FileProjection {
-  /** Row keys, each followed by NUL; one string rather than an array, so it crosses threads as one copy. */
-  keys: string;
-  /** The rows' hashes in the same order, likewise. */
-  hashes: string;
+  /** Row key → hash, in row order, when projected on this thread. */
+  hashes?: Record<string, string>;
+  /**
+   * The same from a worker: the keys, then the hashes, each followed by NUL. Two strings cross threads as two
+   * copies, where an object of 100,000 entries would be cloned entry by entry.
+   */
+  packed?: { keys: string; hashes: string };
   /** For a page: the fact ids it cites. */
   cited: string[];
   /** Rows whose hash is the one in `previous`. */
@@ -60,7 +63,8 @@ export class ChunkProjector {
     this.cited = new Set(inputs.cited);
   }
 
-  project(files: readonly ChunkFile[], output: 'encoded' | 'rows'): ChunkResult {
+  /** `pack`: the keys and hashes as strings, for a worker to hand back (FileProjection). */
+  project(files: readonly ChunkFile[], output: 'encoded' | 'rows', pack = false): ChunkResult {
     const out: FileProjection[] = [];
     const toAdd: IndexRow[] = [];
     for (const file of files) {
@@ -71,30 +75,32 @@ export class ChunkProjector {
         cited: this.cited,
         passage: (date, id) => this.passages.get(date, id),
       });
-      const seen = new Set<string>();
-      let keys = '';
-      let hashes = '';
+      const hashes: Record<string, string> = {};
       let unchanged = 0;
       for (const row of rows) {
-        if (seen.has(row.key)) continue; // a duplicated key within one file keeps its first row
-        seen.add(row.key);
+        if (hashes[row.key] !== undefined) continue; // a duplicated key within one file keeps its first row
         const hash = rowHash(row);
-        keys += `${row.key}\0`;
-        hashes += `${hash}\0`;
+        hashes[row.key] = hash;
         if (file.previous?.[row.key] === hash) unchanged++;
         else toAdd.push(row);
       }
-      out.push({ keys, hashes, cited, unchanged });
+      if (!pack) out.push({ hashes, cited, unchanged });
+      else out.push({ packed: { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) }, cited, unchanged });
     }
     if (output === 'rows') return { files: out, rows: toAdd };
     return { files: out, batch: encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null)) };
   }
 }
 
+function packed(values: readonly string[]): string {
+  return values.length === 0 ? '' : `${values.join('\0')}\0`;
+}
+
 /** A file's row hashes by key, from its projection. */
 export function hashesOf(file: FileProjection): Record<string, string> {
-  const keys = file.keys.split('\0');
-  const hashes = file.hashes.split('\0');
+  if (file.hashes !== undefined) return file.hashes;
+  const keys = file.packed!.keys.split('\0');
+  const hashes = file.packed!.hashes.split('\0');
   const out: Record<string, string> = {};
   for (let i = 0; i < keys.length - 1; i++) out[keys[i]!] = hashes[i]!;
   return out;

@@ -28,7 +28,7 @@ port.on('message', (request: WorkerRequest) => {
       return;
     }
     try {
-      const result = projector!.project(request.files, 'encoded');
+      const result = projector!.project(request.files, 'encoded', true);
       port.postMessage({ id: request.id, result }, result.batch === undefined ? [] : batchBuffers(result.batch));
     } catch (error) {
       port.postMessage({ id: request.id, error: errorMessage(error) });
