@@ -17,3 +17,12 @@ export function failpointArmed(name: string, env: NodeJS.ProcessEnv = process.en
 export function failpoint(name: string, env: NodeJS.ProcessEnv = process.env): void {
   if (failpointArmed(name, env)) process.kill(process.pid, 'SIGKILL');
 }
+
+/**
+ * A failpoint inside a worker thread: the thread ends at once, with no reply, no error event and no finally
+ * blocks (process.exit in a worker stops only that thread), the way a thread killed mid-task looks to its
+ * owner. A throw would be kinder than a crash: the owner would get an 'error' event naming it.
+ */
+export function threadFailpoint(name: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (failpointArmed(name, env)) process.exit(1);
+}

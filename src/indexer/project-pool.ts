@@ -96,6 +96,11 @@ export class ProjectionPool {
     return this.workers.length + 1;
   }
 
+  /** Workers that died or failed a chunk: this thread projected what they held. */
+  get lost(): number {
+    return this.workers.filter((entry) => entry.dead).length;
+  }
+
   /**
    * Projects the chunks on the workers and on this thread (`local`, made from the same `inputs`), and
    * returns their results in chunk order. A worker takes chunks once it is ready; one that fails hands its
@@ -125,6 +130,7 @@ export class ProjectionPool {
         wake?.();
       };
       entry.onReply = (reply) => {
+        if (entry.dead) return; // its chunk went back to this thread when it failed
         if ('ready' in reply) return next();
         if (reply.result === undefined) {
           entry.dead = true; // a chunk it could not project: this thread tries it, and gives the error if it fails too

@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../core/errors.js';
+import { threadFailpoint } from '../core/failpoint.js';
 import { batchBuffers } from './arrow-rows.js';
 import type { ChunkFile, ChunkInputs } from './project-chunk.js';
 
@@ -27,6 +28,7 @@ port.on('message', (request: WorkerRequest) => {
       projector = new ChunkProjector(request.inputs);
       return;
     }
+    threadFailpoint('reindex:worker-chunk'); // the worker dies holding a chunk (test/e2e/index-worker-crash.test.ts)
     try {
       const result = projector!.project(request.files, 'encoded', true);
       port.postMessage({ id: request.id, result }, result.batch === undefined ? [] : batchBuffers(result.batch));

@@ -252,6 +252,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         });
       }
     } finally {
+      // A worker that died (a crash, or out of memory) lost nothing: this thread projected its chunks.
+      if (pool !== null && pool.lost > 0) note(`${pool.lost} of ${workers} projection workers stopped; their files were projected in the main thread`);
       await pool?.close();
     }
     for (const [rel, entry] of Object.entries(m.files)) {

@@ -16,6 +16,8 @@ export interface CliOptions {
   input?: string | Uint8Array;
   /** Another build of the CLI to run instead of the bundle (e.g. dist/cli/main.js, to compare the two). */
   script?: string;
+  /** Kills the CLI (SIGKILL) after this long, so a hang fails the test instead of outliving it. */
+  timeoutMs?: number;
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
@@ -26,8 +28,12 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
     child.stdin.end(options.input ?? '');
   });
 }
