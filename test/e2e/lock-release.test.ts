@@ -5,12 +5,12 @@
  * release is ignored; a folder removed while held is remembered, and the release then leaves alone the lock
  * and owner record of whoever holds it next.
  */
-import { spawn } from 'node:child_process';
 import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/core/lock.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDir } from '../helpers/tmp.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../dist/core/lock.js', import.meta.url));
@@ -27,8 +27,8 @@ fs.stat = function (file, ...rest) {
 `;
 
 const HOLDER = `
-const { acquireLock } = await import(process.argv[1]);
-const root = process.argv[2];
+const { acquireLock } = await import(process.argv[2]);
+const root = process.argv[3];
 const release = await acquireLock(root, 'write');
 // proper-lockfile's check fires at 5,000 ms; its stat is held back, and the release lands inside it.
 await new Promise((resolve) => setTimeout(resolve, 5_100));
@@ -36,18 +36,6 @@ await release();
 await new Promise((resolve) => setTimeout(resolve, 800));
 console.log('released');
 `;
-
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
@@ -57,9 +45,11 @@ describe('a lock folder gone while held', () => {
   it('a release made while the lock check is in flight does not kill the holder', async () => {
     const root = await tempDir();
     const preload = path.join(root, 'slow-stat.cjs');
+    const holder = path.join(root, 'holder.mjs');
     await writeFile(preload, SLOW_STAT);
+    await writeFile(holder, HOLDER);
     await mkdir(path.join(root, LOCKS), { recursive: true });
-    const result = await run(['--require', preload, '--input-type=module', '-e', HOLDER, pathToFileURL(LOCK_MODULE).href, root]);
+    const result = await runCli([pathToFileURL(LOCK_MODULE).href, root], { script: holder, env: { NODE_OPTIONS: `--require ${preload}` } });
     expect(result.stderr).not.toContain('ECOMPROMISED');
     expect(result).toMatchObject({ code: 0, stdout: 'released\n' });
     expect(await exists(path.join(root, LOCKS, 'write.lock'))).toBe(false);
