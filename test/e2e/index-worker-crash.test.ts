@@ -7,8 +7,6 @@
  * on an update. Were the chunk not handed back, the pass would wait for it with nothing left to run: the CLI
  * ends with exit 0 and no result (a hang would be killed after 60 s), and the test fails.
  */
-import { appendFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, runJson } from '../helpers/cli.js';
 import { changeProjectionVault, makeProjectionVault, projectionState } from '../helpers/projection-vault.js';
@@ -26,12 +24,6 @@ const alone = { VAULTKEEPER_INDEX_WORKERS: '0' };
 const crashing = { VAULTKEEPER_INDEX_WORKERS: '1', VAULTKEEPER_FAILPOINT: 'reindex:worker-chunk' };
 
 const PAGES = 800;
-
-/** The helper's update, and a line more on most pages: an update big enough that the worker is ready while it runs. */
-async function change(root: string): Promise<void> {
-  await changeProjectionVault(root);
-  for (let p = 3; p < PAGES; p++) await appendFile(path.join(root, p % 5 === 0 ? '5_Archives' : '2_Areas', `Page ${p}.md`), `\n- Edited on ${p % 7} days.\n`);
-}
 
 /** Reindexes with the worker's failpoint armed: exit 0, the JSON result, and the one note that a worker stopped. */
 async function reindexCrashing(args: readonly string[]): Promise<Reindexed> {
@@ -58,9 +50,9 @@ describe('a projection worker that dies mid-pass', () => {
     expect(actual.rows).toEqual(expected.rows);
     expect(actual.manifest).toBe(expected.manifest);
 
-    await change(expectedRoot);
+    await changeProjectionVault(expectedRoot, PAGES);
     const expectedUpdate = await runJson<Reindexed>(['--vault', expectedRoot, 'reindex'], { env: alone });
-    await change(root);
+    await changeProjectionVault(root, PAGES);
     const updated = await reindexCrashing(['--vault', root, 'reindex']);
     expect(updated).toEqual({ ...expectedUpdate, workers: 1, ms: updated.ms });
     const after = await projectionState(expectedRoot);

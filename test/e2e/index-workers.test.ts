@@ -11,6 +11,9 @@ import { useTempDir } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
 
+/** Enough pages that the workers have loaded before the pass ends (with the 40 this test once had, 3 instrumented rebuilds here gave the worker no chunk). */
+const PAGES = 800;
+
 interface Reindexed {
   rows: number;
   workers: number;
@@ -18,14 +21,14 @@ interface Reindexed {
 }
 
 async function build(workers: number): Promise<{ root: string; result: Reindexed }> {
-  const root = await makeProjectionVault(await tempDir());
+  const root = await makeProjectionVault(await tempDir(), PAGES);
   const result = await runJson<Reindexed>(['--vault', root, 'reindex', '--clear'], { env: { VAULTKEEPER_INDEX_WORKERS: String(workers) } });
   return { root, result };
 }
 
-/** Some files edited, one added, one removed, a page's citations changed; then reindexed. */
+/** Some files edited, one added, one removed, a page's citations changed, most pages edited; then reindexed. */
 async function update(root: string, workers: number): Promise<Reindexed> {
-  await changeProjectionVault(root);
+  await changeProjectionVault(root, PAGES);
   return runJson<Reindexed>(['--vault', root, 'reindex'], { env: { VAULTKEEPER_INDEX_WORKERS: String(workers) } });
 }
 

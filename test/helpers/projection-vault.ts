@@ -3,7 +3,7 @@
  * tombstone; MEMORY.md), big enough for a forced projection pool to split it into chunks, and an update
  * that changes, adds and removes files: to compare builds with and without projection workers.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { initVault } from '../../src/vault/init.js';
 import { dumpTable } from './table-dump.js';
@@ -60,8 +60,13 @@ function files(pages: number): Record<string, string> {
   return out;
 }
 
-/** Some files edited, one added, one removed, a page's citations changed (so consolidated logs change too). */
-export async function changeProjectionVault(root: string): Promise<void> {
+/**
+ * Some files edited, one added, one removed, a page's citations changed (so consolidated logs change too), and
+ * a line more on every other page (`pages` as the vault was made with): an update as big as the vault, so a
+ * worker has loaded while it runs.
+ */
+export async function changeProjectionVault(root: string, pages = 40): Promise<void> {
+  for (let p = 3; p < pages; p++) await appendFile(path.join(root, p % 5 === 0 ? '5_Archives' : '2_Areas', `Page ${p}.md`), `\n- Edited on ${p % 7} days.\n`);
   await writeFile(path.join(root, 'logs', `${DATES[6]}.md`), `${await readFile(path.join(root, 'logs', `${DATES[6]}.md`), 'utf8')}## 10:00 · cli\n- [fact] A late ferry to Porto #travel ^f-9900000001\n`);
   await writeFile(path.join(root, '2_Areas/Page 1.md'), '# Page 1\n\n- Rewritten: only the cello now.\n');
   await writeFile(path.join(root, '2_Areas/New page.md'), `# New\n\n- Cites [[${DATES[1]}#^${factId(1, 5)}]] and the garden.\n`);
@@ -70,7 +75,7 @@ export async function changeProjectionVault(root: string): Promise<void> {
 
 /**
  * The vault made by the real init in `dir`, not yet indexed; embedder none, so a forced pool is used. With 40
- * pages the pass is over before a worker has loaded; hundreds keep the indexer's thread busy long enough for one to take chunks.
+ * pages the pass is often over before a worker has loaded; hundreds keep the indexer's thread busy long enough for one to take chunks.
  */
 export async function makeProjectionVault(dir: string, pages = 40): Promise<string> {
   const root = path.join(dir, 'vault');
