@@ -65,23 +65,38 @@ interface PoolWorker {
   ready: boolean;
   /** It failed or exited: it takes none, in this run or later ones. */
   dead: boolean;
+  /** Settles once it is ready or dead. */
+  settled: Promise<void>;
   /** What the current run does when it is ready, replies, or dies. */
   onReply: (reply: Reply) => void;
   onFail: () => void;
 }
 
+/** How long a run waits for forced workers to load before this thread starts without them. */
+const READY_WAIT_MS = 20_000;
+
 export class ProjectionPool {
   private readonly workers: PoolWorker[];
 
-  /** Starts `count` workers now, so they load while the indexer reads the files. */
-  constructor(count: number) {
+  /**
+   * Starts `count` workers now, so they load while the indexer reads the files. With `waitReady` (a count
+   * forced by VAULTKEEPER_INDEX_WORKERS, for tests and measuring) a run lets every worker load and take a
+   * chunk before this thread takes any: else on a small or busy pass this thread could finish alone and
+   * the forced workers would have projected nothing.
+   */
+  constructor(count: number, private readonly waitReady = false) {
     this.workers = Array.from({ length: count }, () => {
-      const entry: PoolWorker = { worker: new Worker(new URL('./project-worker.js', import.meta.url)), ready: false, dead: false, onReply: () => undefined, onFail: () => undefined };
+      let settle = (): void => undefined;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      const worker = new Worker(new URL('./project-worker.js', import.meta.url));
+      const entry: PoolWorker = { worker, ready: false, dead: false, settled, onReply: () => undefined, onFail: () => undefined };
       entry.worker.on('message', (reply: Reply) => {
         if ('ready' in reply) entry.ready = true;
         entry.onReply(reply);
+        settle();
       });
       const fail = (): void => {
+        settle();
         if (entry.dead) return;
         entry.dead = true;
         entry.onFail();
@@ -143,6 +158,12 @@ export class ProjectionPool {
       };
       entry.worker.postMessage({ type: 'inputs', inputs } satisfies WorkerRequest);
       if (entry.ready) next();
+    }
+    if (this.waitReady) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, READY_WAIT_MS)));
+      await Promise.race([Promise.all(this.workers.map((entry) => entry.settled)), late]);
+      clearTimeout(timer);
     }
     try {
       while (done < chunks.length) {

@@ -167,8 +167,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       return sum + (info === null || info === undefined || same ? 0 : info.size);
     }, 0);
     // With an embedder the rows are embedded here, so they stay objects in this thread.
-    const workers = embedder === null ? poolSize(maybe, options.workers ?? workersFromEnv()) : 0;
-    const pool = workers > 0 ? new ProjectionPool(workers) : null;
+    const forced = options.workers ?? workersFromEnv();
+    const workers = embedder === null ? poolSize(maybe, forced) : 0;
+    const pool = workers > 0 ? new ProjectionPool(workers, forced !== undefined) : null;
     // The page parser (markdown-it) loads only when some file must be projected.
     let chunks: typeof Chunks | null = null;
     let touched = false;
