@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { failpointArmed } from '../core/failpoint.js';
 import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import type { GlobalOptions } from './options.js';
@@ -269,6 +270,8 @@ async function main(argv: string[]): Promise<void> {
   let program = build(named);
   // Not a command's name (a typo): all of them, so commander can suggest the nearest.
   if (named !== null && program.commands.length === 0) program = build();
+  // A command that waits on what nothing settles, as a bug would leave it (test/e2e/cli-unfinished.test.ts).
+  if (failpointArmed('cli:unsettled')) await new Promise(() => undefined);
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -295,4 +298,16 @@ async function report(error: unknown, debug: boolean): Promise<number> {
   return 1;
 }
 
+/**
+ * A command whose work awaits something nothing will settle (a bug) would end when the event loop drains:
+ * exit 0 and no output, as if it had succeeded. 'beforeExit' comes only then, never after process.exit or a
+ * crash, so a command still unfinished at that point fails, in one line.
+ */
+let finished = false;
+process.once('beforeExit', () => {
+  if (finished) return;
+  process.stderr.write('vaultkeeper: internal error: the command stopped before it finished (nothing was left to wait for); run it again, and report it if it repeats\n');
+  process.exitCode = 70;
+});
 await main(process.argv);
+finished = true;
