@@ -6,7 +6,8 @@
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { parseFrontmatterYaml, readFast, YAML_OPTIONS } from '#src/pages/frontmatter-yaml.js';
-import { seededRandom, yamlBlock } from '../test/helpers/yaml-blocks.js';
+import { prng } from '../test/helpers/update-stream.js';
+import { yamlBlock } from '../test/helpers/yaml-blocks.js';
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '20261125' }, blocks: { type: 'string', default: '200000' } } });
 
@@ -26,7 +27,7 @@ function outcome(read: () => unknown): { value: unknown } | { error: string } {
   }
 }
 
-const random = seededRandom(Number(values.seed));
+const random = prng(Number(values.seed));
 let valid = 0;
 let fast = 0;
 const differing: string[] = [];

@@ -4,20 +4,8 @@
  * anchors, aliases, tags, comments, non-ASCII text and odd keys, and now and then a broken one (an
  * unclosed quote, a stray indicator, a tab). Seeded, so a failure names a case that can be replayed.
  */
-
+/** A source of numbers in [0, 1): `prng(seed)` from update-stream.ts. */
 export type Random = () => number;
-
-/** mulberry32: small, fast and good enough to pick pieces. */
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PLAIN_KEYS = ['title', 'id', 'desc', 'tags', 'tag', 'aliases', 'alias', 'updated', 'created', 'status', 'type', 'nav_order', 'a', 'b', 'x_y', 'dash-key', 'with space', 'café', '名前', 'emoji😀', 'Key', 'TITLE', 'k1', '2fa', 'url'];
 const ODD_KEYS = [
