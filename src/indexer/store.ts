@@ -4,13 +4,13 @@
  * for it.
  */
 import type { Connection, Table } from '@lancedb/lancedb';
-import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { byCodeUnit } from '../text/compare.js';
 import { arrowTable, encodeColumns, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
+import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { readBatch, readIpc, type ResultRows } from './result-rows.js';
 import type { IndexRow } from './rows.js';
@@ -18,8 +18,6 @@ import type { IndexRow } from './rows.js';
 export type { StoredRow } from './columns.js';
 
 const TABLE = 'rows';
-/** LanceDB 0.31 can deadlock building a full-text index on 2 cores unless its thread count is fixed (lancedb#3568). */
-const DEFAULT_THREADS = '2';
 
 export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   /** BM25 score for full-text hits, cosine distance for vector hits. */
@@ -39,50 +37,6 @@ export interface TextQuery {
 
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
-
-/**
- * LanceDB, loaded once per process: resolving the module and the Arrow bundle again on each call cost a warm
- * search ~0.3 ms (docs/benchmarks.md). A cache of a module, not state: every caller gets the same one.
- */
-let loaded: Promise<typeof Lance> | undefined;
-
-function lance(): Promise<typeof Lance> {
-  loaded ??= loadLance();
-  return loaded;
-}
-
-async function loadLance(): Promise<typeof Lance> {
-  arrowAsOneFile();
-  process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
-  // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
-  // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
-  process.env.LANCE_LOG ??= 'error';
-  process.env.LANCEDB_LOG ??= 'error';
-  // LanceDB is CommonJS: require()d, it skips the ES module loader's scan of its exports (~6 ms of a CLI search).
-  return createRequire(import.meta.url)('@lancedb/lancedb') as typeof Lance;
-}
-
-/**
- * LanceDB requires apache-arrow, whose CommonJS build is some 200 files: loading them cost a CLI search
- * ~80 ms of CPU, more than the query. The same package ships its whole library as one file
- * (Arrow.esnext.min.js: the same version and the same exports, without the Node stream adapters LanceDB
- * does not use), which loads in a fraction of that. It is put in require's cache under the name LanceDB's
- * `require('apache-arrow')` resolves to (Node documents adding entries to require.cache), so LanceDB gets
- * it. Should the file be missing, nothing is cached and LanceDB loads the usual build.
- */
-function arrowAsOneFile(): void {
-  try {
-    const fromLance = createRequire(createRequire(import.meta.url).resolve('@lancedb/lancedb'));
-    const main = fromLance.resolve('apache-arrow');
-    if (fromLance.cache[main] !== undefined) return;
-    const bundle = fromLance.resolve('apache-arrow/Arrow.esnext.min');
-    fromLance(bundle);
-    const loaded = fromLance.cache[bundle];
-    if (loaded !== undefined) fromLance.cache[main] = loaded;
-  } catch {
-    // The usual build then loads as before.
-  }
-}
 
 export class IndexStore {
   private closed = false;
