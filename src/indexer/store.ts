@@ -4,6 +4,7 @@
  * for it.
  */
 import type { Connection, Table } from '@lancedb/lancedb';
+import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
