@@ -37,6 +37,12 @@ export interface FileProjection {
    * copies, where an object of 100,000 entries would be cloned entry by entry.
    */
   packed?: { keys: string; hashes: string };
+  /**
+   * A file new to the index (no `previous`): its rows, one per key, not hashed yet. Every one of them is
+   * written whatever its hash, so nothing waits for the hashes but the manifest: a rebuild hashes them while
+   * LanceDB builds its indices (reindex.ts) instead of before the table is written (`hashesOf`).
+   */
+  unhashed?: IndexRow[];
   /** For a page: the fact ids it cites. */
   cited: string[];
   /** Rows whose hash is the one in `previous`. */
@@ -75,6 +81,10 @@ export class ChunkProjector {
         cited: this.cited,
         passage: (date, id) => this.passages.get(date, id),
       });
+      if (file.previous === undefined && !pack) {
+        out.push({ unhashed: firstOfEachKey(rows, toAdd), cited, unchanged: 0 });
+        continue;
+      }
       const hashes: Record<string, string> = {};
       let unchanged = 0;
       for (const row of rows) {
@@ -92,13 +102,33 @@ export class ChunkProjector {
   }
 }
 
+/** The rows, a duplicated key within one file keeping its first row (as when hashing), also appended to `toAdd`. */
+function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[]): IndexRow[] {
+  const seen = new Set<string>();
+  const kept: IndexRow[] = [];
+  for (const row of rows) {
+    if (seen.has(row.key)) continue;
+    seen.add(row.key);
+    kept.push(row);
+    toAdd.push(row);
+  }
+  return kept;
+}
+
 function packed(values: readonly string[]): string {
   return values.length === 0 ? '' : `${values.join('\0')}\0`;
 }
 
-/** A file's row hashes by key, from its projection. */
+/** A file's row hashes by key, from its projection (hashing its rows now when they are not yet). */
 export function hashesOf(file: FileProjection): Record<string, string> {
   if (file.hashes !== undefined) return file.hashes;
+  if (file.unhashed !== undefined) {
+    const hashes: Record<string, string> = {};
+    for (const row of file.unhashed) hashes[row.key] = rowHash(row);
+    file.hashes = hashes;
+    delete file.unhashed;
+    return hashes;
+  }
   const keys = file.packed!.keys.split('\0');
   const hashes = file.packed!.hashes.split('\0');
   const out: Record<string, string> = {};
