@@ -20,13 +20,24 @@ const BUNDLED_PACKAGES = new Set(['commander', 'stopword']);
  * A module added here must import no package statically (checked below), or every search would load it.
  */
 const SEARCH_PATH = [
-  'src/cli/commands/search.ts',
   'src/vault/vault.ts',
   'src/indexer/search.ts',
   'src/indexer/store.ts',
   'src/indexer/fresh.ts',
   'src/indexer/location.ts',
   'src/embed/load.ts',
+].map((rel) => path.join(ROOT, rel));
+/**
+ * The search command and what it loads before it knows whether the daemon answers: a chunk of its own, so a
+ * search the daemon answers does not compile the in-process chunk nor load what it imports (node:crypto
+ * among them; docs/benchmarks.md). Same rule: no package imported statically.
+ */
+const SEARCH_COMMAND = [
+  'src/cli/commands/search.ts',
+  'src/cli/ask-daemon.ts',
+  'src/daemon/query-protocol.ts',
+  'src/vault/locate.ts',
+  'src/cli/output.ts',
   'src/core/errors.ts',
 ].map((rel) => path.join(ROOT, rel));
 
@@ -58,23 +69,30 @@ const { output } = await bundle.write({
   entryFileNames: '[name].js',
   // One folder, so a module's import.meta.url is at the same depth as in dist/ (config-cache.ts reads ./config.js).
   chunkFileNames: '[name]-[hash].js',
-  codeSplitting: { groups: [{ name: 'search', test: (id) => SEARCH_PATH.includes(id), priority: 1 }] },
+  codeSplitting: {
+    groups: [
+      { name: 'search-command', test: (id) => SEARCH_COMMAND.includes(id), priority: 2 },
+      { name: 'search', test: (id) => SEARCH_PATH.includes(id), priority: 1 },
+    ],
+  },
 });
 await bundle.close();
 
-// A package the search chunk imports statically would load on every search: refuse to build it.
+// A package either search chunk imports statically would load on every search: refuse to build it.
 const chunks = new Map(output.filter((o) => o.type === 'chunk').map((c) => [c.fileName, c]));
-const search = [...chunks.values()].find((c) => c.name === 'search');
-if (search === undefined) throw new Error('bundle-cli: no search chunk was made');
-const seen = new Set();
-for (const pending = [search.fileName]; pending.length > 0; ) {
-  const chunk = chunks.get(pending.pop());
-  for (const id of chunk.imports) {
-    if (chunks.has(id)) {
-      if (!seen.has(id)) pending.push(id);
-      seen.add(id);
-    } else if (!id.startsWith('node:')) {
-      throw new Error(`bundle-cli: the search chunk imports ${id} statically (through ${chunk.fileName}); import it lazily`);
+for (const name of ['search-command', 'search']) {
+  const start = [...chunks.values()].find((c) => c.name === name);
+  if (start === undefined) throw new Error(`bundle-cli: no ${name} chunk was made`);
+  const seen = new Set();
+  for (const pending = [start.fileName]; pending.length > 0; ) {
+    const chunk = chunks.get(pending.pop());
+    for (const id of chunk.imports) {
+      if (chunks.has(id)) {
+        if (!seen.has(id)) pending.push(id);
+        seen.add(id);
+      } else if (!id.startsWith('node:')) {
+        throw new Error(`bundle-cli: the ${name} chunk imports ${id} statically (through ${chunk.fileName}); import it lazily`);
+      }
     }
   }
 }

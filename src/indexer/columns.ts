@@ -3,6 +3,7 @@
  * the store builds its Arrow schema from this list, and a projection worker (project-worker.ts) encodes
  * its rows' columns with it, so both always agree on the table.
  */
+import { hash } from 'node:crypto';
 import type { IndexRow } from './rows.js';
 import { VaultkeeperError } from '../core/errors.js';
 
@@ -60,6 +61,17 @@ export function shownJson(row: IndexRow): string {
   ]);
 }
 
+/**
+ * A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded: a digest of the
+ * `shown` JSON (which the encoder needs anyway) and the four fields it lacks, each but the last after its length,
+ * so no two rows give the same text. JSON of the whole row cost the 100k-fact rebuild ~0.4 s more (docs/benchmarks.md).
+ * One-shot: a Hash object per row cost a rebuild ~40% more.
+ */
+export function rowHash(row: IndexRow, shown: string = shownJson(row)): string {
+  const { page_type: type, status, content } = row;
+  return hash('sha256', `${shown}\n${type.length}:${type}\n${status.length}:${status}\n${content.length}:${content}\n${row.context}`, 'base64url').slice(0, 22);
+}
+
 /** A row as the table stores it: with its vector when an embedder is set. */
 export interface StoredRow extends IndexRow {
   vector?: Float32Array;
@@ -68,10 +80,13 @@ export interface StoredRow extends IndexRow {
 /** The table's own columns besides `shown` and `vector`. */
 type Column = 'key' | 'kind' | 'path' | 'line' | 'date' | 'category' | 'tags' | 'page_type' | 'status' | 'archived' | 'content' | 'context' | 'subject';
 
-/** The values of each column of the table for these rows, by column name; read column by column, no object per row. */
-export function columnsOf(rows: readonly StoredRow[], dimensions: number | null): (name: string) => readonly unknown[] {
+/**
+ * The values of each column of the table for these rows, by column name; read column by column, no object per row.
+ * `shown`: the rows' `shown` values when already made (for their hashes).
+ */
+export function columnsOf(rows: readonly StoredRow[], dimensions: number | null, shown?: readonly string[]): (name: string) => readonly unknown[] {
   return (name) => {
-    if (name === 'shown') return rows.map(shownJson);
+    if (name === 'shown') return shown ?? rows.map(shownJson);
     if (name !== 'vector') return rows.map((row) => row[name as Column]);
     return rows.map((row) => {
       if (row.vector === undefined || row.vector.length !== dimensions) {

@@ -16,11 +16,11 @@ export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
 export const ROWS_FILE = '.vaultkeeper/index-rows.json';
 /**
  * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
- * is one `shown` column (store.ts). An older index is rebuilt. 5: the row hashes live in their own file
- * (a version 4 manifest, rows inline, is still read: its table is the same).
+ * is one `shown` column (store.ts); 5: the row hashes live in their own file; 6: a row's hash is of its
+ * stored values (columns.ts rowHash), not of its JSON. An older index is rebuilt: its hashes would
+ * match no row, and rewriting every row through deletes costs more than a rebuild.
  */
-const VERSION = 5;
-const ROWS_IN_MANIFEST = 4;
+const VERSION = 6;
 
 export interface FileEntry {
   size: number;
@@ -82,9 +82,7 @@ export async function readManifestSummary(root: string): Promise<ManifestSummary
 /** The whole manifest, or null when it is missing or unreadable, or its rows file is not the one it names (either way: rebuild). */
 export async function readManifest(root: string): Promise<Manifest | null> {
   try {
-    const value: unknown = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8'));
-    if (isObject(value) && value.version === ROWS_IN_MANIFEST) return asManifest({ ...value, version: VERSION });
-    const summary = asSummary(value);
+    const summary = asSummary(JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')));
     if (summary === null) return null;
     const text = await readFile(path.join(root, ROWS_FILE), 'utf8');
     if (digest(text) !== summary.rows) return null;
@@ -101,6 +99,16 @@ export async function readManifest(root: string): Promise<Manifest | null> {
     return manifest;
   } catch {
     return null;
+  }
+}
+
+/** True when the manifest on disk was written by an older version (its index is rebuilt, not read). */
+export async function olderManifest(root: string): Promise<boolean> {
+  try {
+    const value: unknown = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8'));
+    return isObject(value) && typeof value.version === 'number' && value.version < VERSION;
+  } catch {
+    return false;
   }
 }
 

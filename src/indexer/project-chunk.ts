@@ -7,10 +7,10 @@
 import type { Journal } from '../dream/journal.js';
 import { parseTombstones, type Tombstone, type TombstoneSet } from '../tombstones/tombstones.js';
 import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
-import { columnsOf, tableColumns } from './columns.js';
+import { columnsOf, rowHash, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
 import { projectFile } from './projection.js';
-import { rowHash, type IndexRow } from './rows.js';
+import type { IndexRow } from './rows.js';
 import { sourceKind } from './sources.js';
 
 export interface ChunkFile {
@@ -73,6 +73,7 @@ export class ChunkProjector {
   project(files: readonly ChunkFile[], output: 'encoded' | 'rows', pack = false): ChunkResult {
     const out: FileProjection[] = [];
     const toAdd: IndexRow[] = [];
+    const shown: string[] = []; // toAdd's `shown` values, made once for the hash and the column
     for (const file of files) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
       const { rows, cited } = projectFile(file.rel, file.content, {
@@ -89,16 +90,20 @@ export class ChunkProjector {
       let unchanged = 0;
       for (const row of rows) {
         if (hashes[row.key] !== undefined) continue; // a duplicated key within one file keeps its first row
-        const hash = rowHash(row);
+        const json = shownJson(row);
+        const hash = rowHash(row, json);
         hashes[row.key] = hash;
         if (file.previous?.[row.key] === hash) unchanged++;
-        else toAdd.push(row);
+        else {
+          toAdd.push(row);
+          shown.push(json);
+        }
       }
       if (!pack) out.push({ hashes, cited, unchanged });
       else out.push({ packed: { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) }, cited, unchanged });
     }
     if (output === 'rows') return { files: out, rows: toAdd };
-    return { files: out, batch: encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null)) };
+    return { files: out, batch: encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)) };
   }
 }
 

@@ -171,8 +171,7 @@ type PageRowFields = Pick<IndexRow, 'key' | 'line' | 'line_end' | 'section_line'
 
 /**
  * A page row as one object literal. Spreading the page's shared fields into each row made every row a slow
- * dictionary-mode object: ~10× the cost of building, hashing and writing the rows (docs/benchmarks.md). The
- * keys keep the order they had then, which rowHash's JSON depends on.
+ * dictionary-mode object: ~10× the cost of building, hashing and writing the rows (docs/benchmarks.md).
  */
 function pageRow(base: PageFields, own: PageRowFields): IndexRow {
   return {

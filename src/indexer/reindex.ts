@@ -14,7 +14,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { emptyManifest, manifestRowCount, readManifest, rowsFile, writeManifest, type FileEntry, type Manifest, type RowsFile } from './manifest.js';
+import { emptyManifest, manifestRowCount, olderManifest, readManifest, rowsFile, writeManifest, type FileEntry, type Manifest, type RowsFile } from './manifest.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult } from './project-chunk.js';
 import type { EncodedBatch } from './arrow-rows.js';
@@ -120,7 +120,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   try {
     // A rebuild starts from an empty manifest: reading the old one (its row hashes: ~6 MB at 100k facts) would be wasted.
     let manifest = options.clear ? null : await readManifest(ctx.root);
-    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions });
+    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions, root: ctx.root });
     if (rebuilt !== null) {
       if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
       if (rebuilt !== 'requested') {
@@ -369,10 +369,11 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 async function rebuildReason(
   store: IndexStore,
   manifest: Manifest | null,
-  want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null },
+  want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null; root: string },
 ): Promise<string | null> {
   if (want.clear) return 'requested';
-  if (manifest === null) return store.exists ? 'its manifest is missing or unreadable' : 'new index';
+  if (manifest === null && !store.exists) return 'new index';
+  if (manifest === null) return (await olderManifest(want.root)) ? 'it was built by an older version' : 'its manifest is missing or unreadable';
   if (manifest.dirty) return 'an earlier indexing run was interrupted';
   if (manifest.uri !== want.uri) return `the index location changed to ${want.uri}`;
   if (manifest.embedder !== want.model || manifest.dimensions !== want.dimensions) {

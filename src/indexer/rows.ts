@@ -1,5 +1,4 @@
 /** One searchable unit in the index (DESIGN §6): a fact, a statement of a page section (a list item, a paragraph), or a list item of MEMORY.md. */
-import { hash } from 'node:crypto';
 import { CITATION_RE } from '../text/citation.js';
 
 export type RowKind = 'fact' | 'page' | 'core';
@@ -42,12 +41,6 @@ export interface IndexRow {
   subject: string;
 }
 
-
-/** A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded. */
-export function rowHash(row: IndexRow): string {
-  // The one-shot hash: a Hash object per row cost a rebuild ~40% more here (docs/benchmarks.md).
-  return hash('sha256', JSON.stringify(row), 'base64url').slice(0, 22);
-}
 
 /** What the embedder sees: a row's own words (not its neighbours', not its date's), a page's with its title and heading path. */
 export function embeddingText(row: IndexRow): string {

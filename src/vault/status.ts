@@ -8,7 +8,7 @@ import { localStamp } from '../core/clock.js';
 import { pendingDates } from '../dream/gate.js';
 import { readJournal } from '../dream/journal.js';
 import { readDreamState } from '../dream/state.js';
-import { readManifest, readManifestSummary, rowCounts } from '../indexer/manifest.js';
+import { readManifestSummary, rowCounts } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { runningDaemon } from '../daemon/pidfile.js';
 import { readJobsState, type JobState } from '../daemon/jobs-state.js';
@@ -44,8 +44,8 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
   const tombstones = await readTombstones(ctx.root);
   const pending = await pendingDates(ctx.root, journal, localStamp(now, ctx.timeZone).date, tombstones);
   const state = await readDreamState(ctx.root);
-  // Counts only: the manifest without its row hashes, or (written by an older version) the whole of it.
-  const manifest = (await readManifestSummary(ctx.root)) ?? (await readManifest(ctx.root));
+  // Counts only: the manifest without its row hashes (an older version's is not read: the next pass rebuilds it).
+  const manifest = await readManifestSummary(ctx.root);
   let index: VaultStatus['index'] = null;
   if (manifest !== null) {
     const { facts, pages, core } = rowCounts(manifest);

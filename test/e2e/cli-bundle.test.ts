@@ -2,13 +2,13 @@
  * The CLI ships as a bundle (dist/bin/, scripts/bundle-cli.mjs): it must answer as the compiled modules do,
  * and a search answered in process must load its one chunk and LanceDB, not the packages other commands use.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
+import { runListingModules } from '../helpers/module-list.js';
 import { writeTree } from '../helpers/tmp.js';
 import { initVault } from '../helpers/vault.js';
 
@@ -27,30 +27,6 @@ const FILES = {
   '2_Areas/Coffee.md': ['---', 'title: Coffee', 'tags: [coffee]', '---', '# Coffee', '', '## Brewing', '', '- Pour-over at 94 degrees, a 1:16 ratio', '- A coffee grinder set to medium', ''].join('\n'),
   '2_Areas/Publishing.md': ['# Publishing', '', '## How to publish a site', '', 'Build, then publish the site with one command.', ''].join('\n'),
 };
-
-/**
- * Runs `file` (a CLI entry) with hooks that list every module it loads into `list`: ES modules as they load
- * (the hook runs on its own thread, so it appends to the file rather than writing to stderr), CommonJS ones
- * (require's cache, the hook itself aside) at exit.
- */
-async function runListingModules(file: string, args: readonly string[], dir: string, list: string): Promise<{ code: number; stdout: string; loaded: string[] }> {
-  const loadHook = path.join(dir, 'list-modules-hooks.mjs');
-  const esm = path.join(dir, 'list-modules.mjs');
-  const cjs = path.join(dir, 'list-modules.cjs');
-  await writeFile(loadHook, "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.VK_MODULE_LIST, `${url}\\n`); return next(url, context); }\n");
-  await writeFile(esm, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(loadHook).href)});\n`);
-  await writeFile(cjs, "process.on('exit', () => { for (const file of Object.keys(require.cache)) if (file !== __filename) require('node:fs').appendFileSync(process.env.VK_MODULE_LIST, `file://${file}\\n`); });\n");
-  await writeFile(list, '');
-  const run = await new Promise<{ code: number; stdout: string }>((resolve, reject) => {
-    const env = { ...process.env, VAULTKEEPER_VAULT: undefined, VK_MODULE_LIST: list };
-    const child = spawn(process.execPath, ['--import', pathToFileURL(esm).href, '--require', cjs, file, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
-  });
-  return { ...run, loaded: (await readFile(list, 'utf8')).split('\n').filter((line) => line !== '') };
-}
 
 describe('the CLI bundle', () => {
   let root: string;

@@ -4,14 +4,16 @@
  * that cannot be trusted, the CLI answers in process.
  */
 import { spawn } from 'node:child_process';
-import { appendFile, chmod, chown, lstat, readFile, stat } from 'node:fs/promises';
+import { appendFile, chmod, chown, lstat, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, runJson, type CliResult } from '../helpers/cli.js';
+import { CLI, runCli, runJson, type CliResult } from '../helpers/cli.js';
 import { until as poll, useDaemons } from '../helpers/daemon.js';
+import { runListingModules } from '../helpers/module-list.js';
 import { useTempDir } from '../helpers/tmp.js';
 
-const daemons = useDaemons(useTempDir());
+const tempDir = useTempDir();
+const daemons = useDaemons(tempDir);
 const vault = (): Promise<string> =>
   daemons.vault([
     ['Prefers dark roast coffee', '-t', 'coffee', '--date', '2026-06-01'],
@@ -176,5 +178,22 @@ describe('the daemon query socket', { timeout: 240_000 }, () => {
     // Compared once the daemon's first jobs have settled: they may add rows, which moves every score.
     const { daemon, local } = await bothWays(root, 'coffee');
     expect(daemon).toBe(local);
+  });
+
+  it('loads only the search command\'s chunk for a search the daemon answers: not the in-process one, LanceDB or node:crypto', async () => {
+    const root = await vault();
+    await startDaemon(root);
+    await warm(root, 'coffee');
+    const dir = await tempDir();
+    const run = await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], dir, path.join(dir, 'modules.txt'));
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { results: unknown[] }).results.length).toBe(2);
+    // The in-process search chunk is the one holding the Vault facade's search (scripts/bundle-cli.mjs).
+    const bin = path.dirname(CLI);
+    const chunks: string[] = [];
+    for (const name of (await readdir(bin)).filter((n) => n.endsWith('.js'))) if ((await readFile(path.join(bin, name), 'utf8')).includes('searchIfUnchanged(')) chunks.push(name);
+    expect(chunks.length).toBe(1);
+    expect(run.loaded.some((url) => /\/search-command-[\w-]+\.js$/.test(url))).toBe(true);
+    expect(run.loaded.filter((url) => url.endsWith(`/${chunks[0]}`) || url.includes('/node_modules/') || url === 'node:crypto')).toEqual([]);
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * Loading LanceDB for the index store (store.ts, its only user), as little of it as the store uses. LanceDB's
+ * entry (dist/index.js) also loads its embedding functions, rerankers and other parts the store never calls;
+ * for the version this is written against, the store gets its four names from the three modules that define
+ * them instead, and anything unexpected (another version, a moved file, a missing export) loads the whole
+ * module as before. A cache of a module, not state: every caller gets the same one.
+ */
+import type { Connection, ConnectionOptions } from '@lancedb/lancedb';
+import type * as Lance from '@lancedb/lancedb';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** What the store uses of LanceDB. */
+export interface LanceApi {
+  connect(uri: string, options?: Partial<ConnectionOptions>): Promise<Connection>;
+  Index: typeof Lance.Index;
+  MatchQuery: typeof Lance.MatchQuery;
+  MultiMatchQuery: typeof Lance.MultiMatchQuery;
+}
+
+/** The versions whose module layout the lean load knows (connection.js, query.js, indices.js, native.js under dist/). */
+const KNOWN_VERSION = /^0\.31\./;
+/** LanceDB 0.31 can deadlock building a full-text index on 2 cores unless its thread count is fixed (lancedb#3568). */
+const DEFAULT_THREADS = '2';
+
+let loaded: LanceApi | undefined;
+
+/** LanceDB, loaded once per process: resolving the modules again on each call cost a warm search ~0.3 ms (docs/benchmarks.md). */
+export async function lance(): Promise<LanceApi> {
+  loaded ??= loadLance();
+  return loaded;
+}
+
+function loadLance(): LanceApi {
+  process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
+  // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
+  // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
+  process.env.LANCE_LOG ??= 'error';
+  process.env.LANCEDB_LOG ??= 'error';
+  // LanceDB is CommonJS: require()d, it skips the ES module loader's scan of its exports (~6 ms of a CLI search).
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('@lancedb/lancedb');
+  arrowAsOneFile(main);
+  return leanLance(path.dirname(main)) ?? (require(main) as typeof Lance);
+}
+
+/**
+ * The store's four names from the modules that define them (~5 ms of CPU less than the entry's two dozen modules,
+ * docs/benchmarks.md), or null when the installed LanceDB is not laid out as 0.31 is. `connect` is the entry's
+ * for a URI and options: the native connection, storage option names in snake case, wrapped as the entry does.
+ */
+function leanLance(dist: string): LanceApi | null {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(dist, '..', 'package.json'), 'utf8')) as { version?: unknown };
+    if (typeof pkg.version !== 'string' || !KNOWN_VERSION.test(pkg.version)) return null;
+    const require = createRequire(path.join(dist, 'index.js'));
+    const { LocalConnection, cleanseStorageOptions } = require('./connection.js') as Partial<LeanParts['connection']>;
+    const { MatchQuery, MultiMatchQuery } = require('./query.js') as Partial<typeof Lance>;
+    const { Index } = require('./indices.js') as Partial<typeof Lance>;
+    const native = (require('./native.js') as Partial<LeanParts['native']>).Connection;
+    if (LocalConnection === undefined || cleanseStorageOptions === undefined || native === undefined || typeof native.new !== 'function') return null;
+    if (MatchQuery === undefined || MultiMatchQuery === undefined || Index === undefined) return null;
+    const connect = async (uri: string, options: Partial<ConnectionOptions> = {}): Promise<Connection> =>
+      new LocalConnection(await native.new(uri, { ...options, storageOptions: cleanseStorageOptions(options.storageOptions) } as ConnectionOptions));
+    return { connect, Index, MatchQuery, MultiMatchQuery };
+  } catch {
+    return null;
+  }
+}
+
+/** The shapes the lean load takes from LanceDB's internal modules (not in its public types). */
+interface LeanParts {
+  connection: {
+    LocalConnection: new (inner: unknown) => Connection;
+    cleanseStorageOptions(options?: Record<string, string>): Record<string, string> | undefined;
+  };
+  native: { Connection: { new: (uri: string, options: ConnectionOptions) => Promise<unknown> } };
+}
+
+/**
+ * LanceDB requires apache-arrow, whose CommonJS build is some 200 files: loading them cost a CLI search
+ * ~80 ms of CPU, more than the query. The same package ships its whole library as one file
+ * (Arrow.esnext.min.js: the same version and the same exports, without the Node stream adapters LanceDB
+ * does not use), which loads in a fraction of that. It is put in require's cache under the name LanceDB's
+ * `require('apache-arrow')` resolves to (Node documents adding entries to require.cache), so LanceDB gets
+ * it. Should the file be missing, nothing is cached and LanceDB loads the usual build.
+ */
+function arrowAsOneFile(lanceMain: string): void {
+  try {
+    const fromLance = createRequire(lanceMain);
+    const main = fromLance.resolve('apache-arrow');
+    if (fromLance.cache[main] !== undefined) return;
+    const bundle = fromLance.resolve('apache-arrow/Arrow.esnext.min');
+    fromLance(bundle);
+    const loaded = fromLance.cache[bundle];
+    if (loaded !== undefined) fromLance.cache[main] = loaded;
+  } catch {
+    // The usual build then loads as before.
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * A manifest written by an older version (its row hashes in another format) leads to one rebuild, with a note,
+ * that ends where a rebuild from scratch ends: the same rows, the same row hashes, searchable.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE, ROWS_FILE } from '../../src/indexer/manifest.js';
+import { makeVault } from '../helpers/indexed-vault.js';
+import { dumpTable } from '../helpers/table-dump.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+
+const FILES = {
+  'logs/2026-06-01.md': '# 2026-06-01\n\n## 09:00 · cli\n- [preference] Prefers dark roast coffee #coffee ^f-aaaaaaaaa1\n- [fact] Lives in Lisbon ^f-aaaaaaaaa2\n',
+  'logs/2026-06-02.md': '# 2026-06-02\n\n## 09:00 · cli\n- [skill] Plays the cello in an orchestra #music ^f-bbbbbbbbb1\n',
+  '2_Areas/music.md': '---\ntype: topic\n---\n# Music\n\n## Instruments\n- Plays the cello [[2026-06-02#^f-bbbbbbbbb1]]\n- Sings in a choir\n',
+};
+
+type Json = Record<string, unknown>;
+
+/** Rewrites the vault's manifest as version 5 (hashes in their own file) or 4 (hashes inline) wrote it, every hash in another format. */
+async function writeOlder(root: string, version: 4 | 5): Promise<void> {
+  const summary = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')) as Json & { files: Record<string, Json> };
+  const rows = JSON.parse(await readFile(path.join(root, ROWS_FILE), 'utf8')) as Record<string, Record<string, string>>;
+  const older = Object.fromEntries(Object.entries(rows).map(([rel, hashes]) => [rel, Object.fromEntries(Object.keys(hashes).map((key) => [key, 'sha256-of-the-row-json']))]));
+  if (version === 5) {
+    const text = JSON.stringify(older);
+    const { createHash } = await import('node:crypto');
+    await writeFile(path.join(root, ROWS_FILE), text);
+    await writeFile(path.join(root, MANIFEST_FILE), JSON.stringify({ ...summary, version, rows: createHash('sha256').update(text).digest('base64url') }));
+    return;
+  }
+  const files: Record<string, Json> = {};
+  for (const [rel, entry] of Object.entries(summary.files)) {
+    const { facts: _f, pages: _p, core: _c, ...kept } = entry;
+    files[rel] = { ...kept, rows: older[rel] };
+  }
+  const { rows: _digest, ...rest } = summary;
+  await writeFile(path.join(root, MANIFEST_FILE), JSON.stringify({ ...rest, version, files }));
+}
+
+describe('a manifest from an older version', () => {
+  for (const version of [5, 4] as const) {
+    it(`version ${version}: the next pass rebuilds the index, with a note, as a rebuild from scratch would`, async () => {
+      const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: FILES });
+      await vault.reindex({ clear: true });
+      const fresh = { table: await dumpTable(vault.root), rows: await readFile(path.join(vault.root, ROWS_FILE), 'utf8') };
+      expect(fresh.table.length).toBeGreaterThan(3);
+
+      await writeOlder(vault.root, version);
+      expect((await vault.status()).index).toBeNull(); // not read: its counts come back with the rebuild
+      const notes: string[] = [];
+      const result = await vault.reindex({ onNote: (note) => notes.push(note) });
+      expect(result.rebuilt).toBe('it was built by an older version');
+      expect(notes).toEqual(['rebuilding the index: it was built by an older version']);
+      expect(await dumpTable(vault.root)).toEqual(fresh.table);
+      expect(await readFile(path.join(vault.root, ROWS_FILE), 'utf8')).toBe(fresh.rows);
+      expect((await vault.status()).index?.rows).toBe(fresh.table.length);
+
+      // Then a pass with nothing changed rebuilds nothing, and search finds what it found.
+      expect((await vault.reindex()).rebuilt).toBeNull();
+      expect((await vault.search('cello orchestra', { recordRecall: false }))[0]?.id).toBe('f-bbbbbbbbb1');
+    });
+  }
+
+  it('a search through the freshness check rebuilds it too', async () => {
+    const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: FILES });
+    await vault.reindex({ clear: true });
+    const fresh = await dumpTable(vault.root);
+    await writeOlder(vault.root, 5);
+    const notes: string[] = [];
+    const hits = await vault.search('dark roast coffee', { recordRecall: false, onNote: (note) => notes.push(note) });
+    expect(hits[0]?.id).toBe('f-aaaaaaaaa1');
+    expect(notes).toContain('rebuilding the index: it was built by an older version');
+    expect(await dumpTable(vault.root)).toEqual(fresh);
+  });
+});
