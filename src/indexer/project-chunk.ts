@@ -42,11 +42,17 @@ export interface FileProjection {
    * written whatever its hash, so nothing waits for the hashes but the manifest: a rebuild hashes them while
    * LanceDB builds its indices (reindex.ts) instead of before the table is written (`hashesOf`).
    */
-  unhashed?: IndexRow[];
+  unhashed?: Unhashed;
   /** For a page: the fact ids it cites. */
   cited: string[];
   /** Rows whose hash is the one in `previous`. */
   unchanged: number;
+}
+
+/** A new file's rows, one per key, and their `shown` JSON, which the hash is made of. */
+export interface Unhashed {
+  rows: IndexRow[];
+  shown: string[];
 }
 
 export interface ChunkResult {
@@ -83,7 +89,7 @@ export class ChunkProjector {
         passage: (date, id) => this.passages.get(date, id),
       });
       if (file.previous === undefined && !pack) {
-        out.push({ unhashed: firstOfEachKey(rows, toAdd), cited, unchanged: 0 });
+        out.push({ unhashed: firstOfEachKey(rows, toAdd, shown), cited, unchanged: 0 });
         continue;
       }
       const hashes: Record<string, string> = {};
@@ -107,15 +113,21 @@ export class ChunkProjector {
   }
 }
 
-/** The rows, a duplicated key within one file keeping its first row (as when hashing), also appended to `toAdd`. */
-function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[]): IndexRow[] {
+/**
+ * The rows, a duplicated key within one file keeping its first row (as when hashing), with their `shown`
+ * values; also appended to `toAdd` and `shown`.
+ */
+function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[]): Unhashed {
   const seen = new Set<string>();
-  const kept: IndexRow[] = [];
+  const kept: Unhashed = { rows: [], shown: [] };
   for (const row of rows) {
     if (seen.has(row.key)) continue;
     seen.add(row.key);
-    kept.push(row);
+    const json = shownJson(row);
+    kept.rows.push(row);
+    kept.shown.push(json);
     toAdd.push(row);
+    shown.push(json);
   }
   return kept;
 }
@@ -129,7 +141,8 @@ export function hashesOf(file: FileProjection): Record<string, string> {
   if (file.hashes !== undefined) return file.hashes;
   if (file.unhashed !== undefined) {
     const hashes: Record<string, string> = {};
-    for (const row of file.unhashed) hashes[row.key] = rowHash(row);
+    const { rows, shown } = file.unhashed;
+    for (let i = 0; i < rows.length; i++) hashes[rows[i]!.key] = rowHash(rows[i]!, shown[i]);
     file.hashes = hashes;
     delete file.unhashed;
     return hashes;

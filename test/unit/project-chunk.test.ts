@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkProjector, hashesOf, type ChunkFile } from '../../src/indexer/project-chunk.js';
-import { rowHash } from '../../src/indexer/rows.js';
+import { rowHash } from '../../src/indexer/columns.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -49,7 +49,7 @@ describe('ChunkProjector: the hashes of a new file', () => {
     const hashes = later.files.map((file) => hashesOf(file));
     expect(hashes).toEqual(now.files.map((file) => file.hashes));
     expect(hashes.flatMap((h) => Object.keys(h))).toEqual(later.rows!.map((row) => row.key));
-    expect(hashes.flatMap((h) => Object.values(h))).toEqual(later.rows!.map(rowHash));
+    expect(hashes.flatMap((h) => Object.values(h))).toEqual(later.rows!.map((row) => rowHash(row)));
     // Hashed once: a second call gives the same object, and the rows are no longer held.
     expect(hashesOf(later.files[0]!)).toBe(hashes[0]);
     expect(later.files[0]!.unhashed).toBeUndefined();
