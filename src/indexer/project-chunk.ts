@@ -37,10 +37,22 @@ export interface FileProjection {
    * copies, where an object of 100,000 entries would be cloned entry by entry.
    */
   packed?: { keys: string; hashes: string };
+  /**
+   * A file new to the index (no `previous`): its rows, one per key, not hashed yet. Every one of them is
+   * written whatever its hash, so nothing waits for the hashes but the manifest: a rebuild hashes them while
+   * LanceDB builds its indices (reindex.ts) instead of before the table is written (`hashesOf`).
+   */
+  unhashed?: Unhashed;
   /** For a page: the fact ids it cites. */
   cited: string[];
   /** Rows whose hash is the one in `previous`. */
   unchanged: number;
+}
+
+/** A new file's rows, one per key, and their `shown` JSON, which the hash is made of. */
+export interface Unhashed {
+  rows: IndexRow[];
+  shown: string[];
 }
 
 export interface ChunkResult {
@@ -76,6 +88,10 @@ export class ChunkProjector {
         cited: this.cited,
         passage: (date, id) => this.passages.get(date, id),
       });
+      if (file.previous === undefined && !pack) {
+        out.push({ unhashed: firstOfEachKey(rows, toAdd, shown), cited, unchanged: 0 });
+        continue;
+      }
       const hashes: Record<string, string> = {};
       let unchanged = 0;
       for (const row of rows) {
@@ -97,13 +113,40 @@ export class ChunkProjector {
   }
 }
 
+/**
+ * The rows, a duplicated key within one file keeping its first row (as when hashing), with their `shown`
+ * values; also appended to `toAdd` and `shown`.
+ */
+function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[]): Unhashed {
+  const seen = new Set<string>();
+  const kept: Unhashed = { rows: [], shown: [] };
+  for (const row of rows) {
+    if (seen.has(row.key)) continue;
+    seen.add(row.key);
+    const json = shownJson(row);
+    kept.rows.push(row);
+    kept.shown.push(json);
+    toAdd.push(row);
+    shown.push(json);
+  }
+  return kept;
+}
+
 function packed(values: readonly string[]): string {
   return values.length === 0 ? '' : `${values.join('\0')}\0`;
 }
 
-/** A file's row hashes by key, from its projection. */
+/** A file's row hashes by key, from its projection (hashing its rows now when they are not yet). */
 export function hashesOf(file: FileProjection): Record<string, string> {
   if (file.hashes !== undefined) return file.hashes;
+  if (file.unhashed !== undefined) {
+    const hashes: Record<string, string> = {};
+    const { rows, shown } = file.unhashed;
+    for (let i = 0; i < rows.length; i++) hashes[rows[i]!.key] = rowHash(rows[i]!, shown[i]);
+    file.hashes = hashes;
+    delete file.unhashed;
+    return hashes;
+  }
   const keys = file.packed!.keys.split('\0');
   const hashes = file.packed!.hashes.split('\0');
   const out: Record<string, string> = {};

@@ -4,6 +4,7 @@
  * for it.
  */
 import type { Connection, Table } from '@lancedb/lancedb';
+import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
@@ -12,6 +13,7 @@ import { arrowTable, encodeColumns, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
+import { readBatch, readIpc, type ResultRows } from './result-rows.js';
 import type { IndexRow } from './rows.js';
 
 export type { StoredRow } from './columns.js';
@@ -195,7 +197,7 @@ export class IndexStore {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
         let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(size);
         if (where !== null) q = q.where(where);
-        return fetchedOf(await q.toArrow(), '_score');
+        return fetchRows(q, size, '_score');
       }, limit, 'descending', this.fetchFactor.text);
       this.fetchFactor.text = enough / limit;
       return hits;
@@ -217,7 +219,7 @@ export class IndexStore {
     const { hits, enough } = await ranked(async (size) => {
       let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
       if (where !== null) q = q.where(where);
-      return fetchedOf(await q.toArrow(), '_distance');
+      return fetchRows(q, size, '_distance');
     }, limit, 'ascending', this.fetchFactor.vector);
     this.fetchFactor.vector = enough / limit;
     return hits.map(withoutArchived);
@@ -300,9 +302,13 @@ export function indexError(action: string, error: unknown): VaultkeeperError {
 /**
  * apache-arrow as LanceDB's Node binding loads it (CommonJS), the very instance: a table built with the
  * ES module build is a foreign object to LanceDB, which rebuilds it and then rejects its non-null fields.
+ * Resolved once per process, as LanceDB is: a `createRequire` and a lookup cost each query ~0.14 ms.
  */
+let arrowLoaded: typeof Arrow | undefined;
+
 function arrowModule(): typeof Arrow {
-  return createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
+  arrowLoaded ??= createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
+  return arrowLoaded;
 }
 
 export function sqlString(value: string): string {
@@ -340,12 +346,6 @@ const TIE_MARGIN = 0.2;
 /** However long a tie at the cut runs, fetching stops at this many times the limit. */
 const TIE_MAX_GROWTH = 16;
 
-/** One query's rows as LanceDB returned them: each row's `shown` JSON, not yet parsed, and its score. */
-interface Fetched {
-  shown: string[];
-  raw: number[];
-}
-
 /**
  * The best `limit` rows of `fetch`, by score (`raw`) then key. LanceDB cuts a run of equal scores at its limit
  * arbitrarily: which of the tied rows come back varies from run to run and between two builds of the same
@@ -357,7 +357,7 @@ interface Fetched {
  * breaks a tie: the rows fetched past the cut are there for their scores.
  */
 async function ranked(
-  fetch: (size: number) => Promise<Fetched>,
+  fetch: (size: number) => Promise<ResultRows>,
   limit: number,
   order: 'descending' | 'ascending',
   factor: number,
@@ -382,29 +382,40 @@ async function ranked(
 }
 
 /**
- * The `shown` strings and the scores of a query's Arrow result. The strings are decoded from the column's
- * buffers with Node's Buffer, which is about twice as fast as Arrow's per-value decoding (docs/benchmarks.md).
+ * LanceDB's native query under its JavaScript builder (the builder's `inner`; query.js drives it the same way in
+ * toArrow): executed directly, it hands over each batch as an Arrow IPC buffer, which `readIpc` reads without
+ * building Arrow tables. Only its calls used here.
  */
-function fetchedOf(table: Arrow.Table, rawColumn: '_score' | '_distance'): Fetched {
-  // No rows: LanceDB may return a table without the selected columns.
-  if (table.numRows === 0) return { shown: [], raw: [] };
-  const scores = table.getChild(rawColumn);
-  const raw: number[] = [];
-  for (let i = 0; i < table.numRows; i++) raw.push(Number(scores!.get(i)));
-  return { shown: utf8Values(table.getChild('shown')!), raw };
+interface NativeQuery {
+  execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<{ next(): Promise<Buffer | null> }>;
 }
 
-function utf8Values(column: Arrow.Vector): string[] {
-  const out: string[] = [];
-  for (const data of column.data) {
-    const offsets = data.valueOffsets as Int32Array | BigInt64Array | undefined;
-    if (data.nullCount > 0 || !(offsets instanceof Int32Array) || data.values === undefined) {
-      // Not the plain Utf8 column the table is made with: Arrow's own decoding.
-      for (let i = 0; i < data.length; i++) out.push(String(column.get(out.length)));
-      continue;
+function nativeQuery(query: Lance.Query | Lance.VectorQuery): NativeQuery | null {
+  const inner = (query as unknown as { inner?: unknown }).inner;
+  return typeof inner === 'object' && inner !== null && typeof (inner as Partial<NativeQuery>).execute === 'function' ? (inner as NativeQuery) : null;
+}
+
+/**
+ * The `shown` strings and the scores of a query of at most `size` rows, batch by batch. Once the stream has given
+ * `size` rows it holds no more: asking it for its end would be one more round trip to LanceDB's threads, so the
+ * loop stops there. A warm search spent more on LanceDB's JavaScript around the native query (the builder's
+ * iterator, an Arrow table per batch and one of them all) than on reading the rows (docs/benchmarks.md), so the
+ * native query is driven here when the builder has one; otherwise, or for a buffer `readIpc` declines, Arrow decodes.
+ */
+async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, rawColumn: '_score' | '_distance'): Promise<ResultRows> {
+  const out: ResultRows = { shown: [], raw: [] };
+  const native = nativeQuery(query);
+  if (native === null) {
+    for await (const batch of query) {
+      readBatch(batch, rawColumn, out);
+      if (out.raw.length >= size) break;
     }
-    const bytes = Buffer.from(data.values.buffer, data.values.byteOffset, data.values.byteLength);
-    for (let i = data.offset; i < data.offset + data.length; i++) out.push(bytes.toString('utf8', offsets[i], offsets[i + 1]));
+    return out;
+  }
+  const arrow = arrowModule();
+  const batches = await native.execute();
+  for (let buffer = await batches.next(); buffer !== null; buffer = out.raw.length >= size ? null : await batches.next()) {
+    if (!readIpc(arrow, buffer, rawColumn, out)) for (const batch of arrow.tableFromIPC(buffer).batches) readBatch(batch, rawColumn, out);
   }
   return out;
 }

@@ -10,6 +10,8 @@
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
 import { parse as parseYaml } from 'yaml';
+import { readFlat } from './frontmatter-flat.js';
+import { CORE_SCALARS, type CoreScalar } from './frontmatter-scalars.js';
 
 /** The `yaml` package never runs code; duplicate keys are tolerated (the last wins) as Obsidian does. */
 export const YAML_OPTIONS = { logLevel: 'error', uniqueKeys: false, maxAliasCount: 100 } as const;
@@ -35,7 +37,7 @@ const DIFFERS_RE =
 const MAX_KEY_CHARS = 1024;
 
 /** Core-schema scalars under tags of their own, so an explicit `!!int` is unknown to js-yaml and goes to `yaml`. */
-function coreScalar(name: string, pattern: RegExp, construct: (text: string) => unknown): Type {
+function coreScalar({ name, pattern, construct }: CoreScalar): Type {
   return new Type(`tag:vaultkeeper.local,2026:${name}`, {
     kind: 'scalar',
     resolve: (data: unknown) => typeof data === 'string' && pattern.test(data),
@@ -43,27 +45,15 @@ function coreScalar(name: string, pattern: RegExp, construct: (text: string) => 
   });
 }
 
-// In yaml's order (core/schema.js); the first that matches wins.
-const SCHEMA = FAILSAFE_SCHEMA.extend({
-  implicit: [
-    coreScalar('null', /^(?:~|[Nn]ull|NULL)?$/u, () => null),
-    coreScalar('bool', /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/u, (text) => text[0] === 't' || text[0] === 'T'),
-    coreScalar('int-oct', /^0o[0-7]+$/u, (text) => parseInt(text.substring(2), 8)),
-    coreScalar('int', /^[-+]?[0-9]+$/u, (text) => parseInt(text, 10)),
-    coreScalar('int-hex', /^0x[0-9a-fA-F]+$/u, (text) => parseInt(text.substring(2), 16)),
-    coreScalar('float-nan', /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/u, (text) =>
-      text.slice(-3).toLowerCase() === 'nan' ? NaN : text[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
-    ),
-    coreScalar('float-exp', /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/u, parseFloat),
-    coreScalar('float', /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/u, parseFloat),
-  ],
-});
+const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS.map(coreScalar) });
 
 /**
  * The value of a YAML source as `yaml.parse(source, YAML_OPTIONS)` returns it (undefined for an empty
  * document); when it does not parse, `yaml`'s error is thrown.
  */
 export function parseFrontmatterYaml(source: string): unknown {
+  const flat = readFlat(source);
+  if (flat !== undefined) return flat.value;
   const fast = readFast(source);
   return fast === undefined ? (parseYaml(source, YAML_OPTIONS) as unknown) : fast.value;
 }

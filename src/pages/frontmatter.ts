@@ -49,14 +49,17 @@ function listOf(separator: RegExp) {
     .transform((values) => values ?? []);
 }
 
+const TAG_SEPARATOR = /[\s,]+/u;
+const ALIAS_SEPARATOR = /,/u;
+
 const FrontmatterSchema = z.object({
   title: optionalText,
   type: optionalText,
   status: optionalText,
-  tags: listOf(/[\s,]+/u),
-  tag: listOf(/[\s,]+/u),
-  aliases: listOf(/,/u),
-  alias: listOf(/,/u),
+  tags: listOf(TAG_SEPARATOR),
+  tag: listOf(TAG_SEPARATOR),
+  aliases: listOf(ALIAS_SEPARATOR),
+  alias: listOf(ALIAS_SEPARATOR),
 });
 
 function emptyFrontmatter(): Frontmatter {
@@ -95,7 +98,7 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterResult {
 }
 
 export function normalizeFrontmatter(raw: Record<string, unknown>): Frontmatter {
-  const fields = FrontmatterSchema.parse(raw);
+  const fields = textFields(raw) ?? schemaFields(raw);
   const frontmatter: Frontmatter = {
     tags: unique([...fields.tags, ...fields.tag].map((tag) => tag.trim().replace(/^#+/u, '').trim())),
     aliases: unique([...fields.aliases, ...fields.alias].map((alias) => alias.trim())),
@@ -105,6 +108,37 @@ export function normalizeFrontmatter(raw: Record<string, unknown>): Frontmatter 
   if (fields.type !== undefined) frontmatter.type = fields.type;
   if (fields.status !== undefined) frontmatter.status = fields.status;
   return frontmatter;
+}
+
+type Fields = z.output<typeof FrontmatterSchema>;
+
+/** The fields as the schema reads them, whatever their shapes. */
+export function schemaFields(raw: Record<string, unknown>): Fields {
+  return FrontmatterSchema.parse(raw);
+}
+
+/**
+ * The schema's reading when each field is absent or a string, as nearly every page writes them; undefined
+ * otherwise (the schema reads the rest). A cold build reads a thousand pages, and zod's first thousand parses
+ * cost it ~0.05 s of CPU (docs/benchmarks.md); test/unit/pages-frontmatter.test.ts holds the two equal.
+ */
+export function textFields(raw: Record<string, unknown>): Fields | undefined {
+  const { title, type, status, tags, tag, aliases, alias } = raw;
+  for (const value of [title, type, status, tags, tag, aliases, alias]) if (value !== undefined && typeof value !== 'string') return undefined;
+  return {
+    title: nonEmpty(title as string | undefined),
+    type: nonEmpty(type as string | undefined),
+    status: nonEmpty(status as string | undefined),
+    tags: (tags as string | undefined)?.split(TAG_SEPARATOR) ?? [],
+    tag: (tag as string | undefined)?.split(TAG_SEPARATOR) ?? [],
+    aliases: (aliases as string | undefined)?.split(ALIAS_SEPARATOR) ?? [],
+    alias: (alias as string | undefined)?.split(ALIAS_SEPARATOR) ?? [],
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  return text === '' ? undefined : text;
 }
 
 function failed(error: string): FrontmatterResult {

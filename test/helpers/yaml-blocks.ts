@@ -136,3 +136,25 @@ class Builder {
 export function yamlBlock(rand: Random): string {
   return `\n${new Builder(rand).block()}`;
 }
+
+/**
+ * A block of one `key: value` a line, as most frontmatter is (src/pages/frontmatter-flat.ts reads such blocks
+ * itself): keys plain and odd, single-line scalars of every kind, random spacing, blank lines, and now and
+ * then a line of another shape, so both sides of the flat reader's bounds are met.
+ */
+export function flatBlock(rand: Random): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+  const scalars = SCALARS.filter((scalar) => !scalar.includes('\n'));
+  // Half the blocks stay within what the flat reader takes but for the scalars; the others stray now and then.
+  const odd = rand() < 0.5 ? 0.1 : 0;
+  const lines: string[] = [];
+  for (let i = 0, n = 1 + Math.floor(rand() * 7); i < n; i++) {
+    if (rand() < 0.05) lines.push(pick(['', '   ', ...(odd > 0 ? ['# comment', '  indented: x', '- item'] : [])]));
+    const key = rand() < odd ? pick(ODD_KEYS) : pick(PLAIN_KEYS);
+    const gap = rand() < odd ? pick(['  ', '', '\t']) : ' ';
+    const value = rand() < 0.05 ? '' : pick(scalars);
+    const tail = rand() < odd ? pick(['  ', ' # c', '\u00a0', '\t']) : '';
+    lines.push(`${key}:${gap}${value}${tail}`);
+  }
+  return `\n${lines.join('\n')}`;
+}

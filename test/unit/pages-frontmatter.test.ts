@@ -1,6 +1,12 @@
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { readFrontmatter } from '../../src/pages/frontmatter.js';
+import { parse } from 'yaml';
+import { normalizeFrontmatter, readFrontmatter, schemaFields, textFields } from '../../src/pages/frontmatter.js';
+import { readFlat } from '../../src/pages/frontmatter-flat.js';
+import { parseFrontmatterYaml, YAML_OPTIONS } from '../../src/pages/frontmatter-yaml.js';
 import { parsePage } from '../../src/pages/parse.js';
+import { prng } from '../helpers/update-stream.js';
+import { flatBlock } from '../helpers/yaml-blocks.js';
 
 const read = (text: string) => readFrontmatter(text.split('\n'));
 
@@ -102,5 +108,79 @@ describe('readFrontmatter', () => {
     const result = readFrontmatter(bomb);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(result.error).toMatch(/alias/iu);
+  });
+});
+
+describe('the fields when each is a string or absent (textFields), without the schema', () => {
+  const PIECES = ['', ' ', 'Coffee', '  padded  ', 'a,b', 'a, b ,c', '#tag', '##two #tags', 'x\ty\nz', ',', ' , ', 'café ☕', '\u00a0nbsp\u00a0', '\u2003em', '名前'];
+  const FIELDS = ['title', 'type', 'status', 'tags', 'tag', 'aliases', 'alias'] as const;
+  const OTHER_VALUES: unknown[] = [null, 0, 1.5, -0, NaN, Infinity, true, false, [], ['a', 1, null], { a: 1 }];
+
+  test('2,000 random string fields read as the schema reads them; any other shape goes to the schema', () => {
+    const random = prng(20261124);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    let strings = 0;
+    for (let i = 0; i < 2000; i++) {
+      const raw: Record<string, unknown> = { id: 'x', updated: 1 };
+      for (const field of FIELDS) if (random() < 0.6) raw[field] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(PIECES)).join(pick(['', ' ', ',']));
+      const odd = random() < 0.2;
+      if (odd) raw[pick(FIELDS)] = pick(OTHER_VALUES);
+      const fields = textFields(raw);
+      if (odd) expect(fields, JSON.stringify(raw)).toBeUndefined();
+      else {
+        strings++;
+        expect(fields, JSON.stringify(raw)).toEqual(schemaFields(raw));
+      }
+      expect(normalizeFrontmatter(raw)).toEqual({ ...normalizeFrontmatter({ ...raw }), raw });
+    }
+    expect(strings).toBeGreaterThan(1500);
+  });
+});
+
+/** A value, or the error's message: what the flat reader must give as `yaml` does. */
+function outcome(read: () => unknown): { value: unknown } | { error: string } {
+  try {
+    return { value: read() };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+describe('a flat block (one `key: value` a line) is read without a YAML parser, as yaml reads it', () => {
+  test('3,000 generated flat blocks (seed 20261124): the same value as yaml, and most take the flat path', () => {
+    const random = prng(20261124);
+    let flat = 0;
+    for (let i = 0; i < 3000; i++) {
+      const source = flatBlock(random);
+      if (readFlat(source) !== undefined) flat++;
+      const expected = outcome(() => parse(source, YAML_OPTIONS));
+      const actual = outcome(() => parseFrontmatterYaml(source));
+      expect(isDeepStrictEqual(actual, expected) ? null : { source, actual, expected }).toBeNull();
+    }
+    expect(flat).toBeGreaterThan(400);
+  });
+
+  test.each([
+    ['Dendron', '\nid: c378b702\ntitle: Careers\ndesc: \'\'\nupdated: 1636510026672\ncreated: 1616983302480\nimage: \'https://x.com/i.png\'\nnav_order: 3\n', true],
+    ['quoted with a colon, and empty', '\ntitle: \'Greenhouse: Talk\'\ndesc: ""\nempty:\nspaces:   \n', true],
+    ['core scalars', '\na: ~\nb: null\nc: True\nd: 0o17\ne: 0x1F\nf: -.inf\ng: .NaN\nh: 1e3\ni: 1.50\nj: +1\nk: 2026-06-09\nl: 10:30\n', true],
+    ['a repeated key', '\ntitle: a\ntags: x\ntitle: b\n', true],
+    ['a comment', '\ntitle: a # note\n', false],
+    ['a block scalar', '\ntitle: >-\n  two\n  lines\n', false],
+    ['a flow list', '\ntags: [a, b]\n', false],
+    ['an escape', '\ntitle: "a\\tb"\n', false],
+    ['a key read as a boolean', '\ntrue: x\n', false],
+    ['a key that is a number', '\n1: x\n', false],
+    ['a nested key', '\ntitle: a: b\n', false],
+    ['no space after the colon', '\ntitle:x\n', false],
+    ['a tab', '\ntitle:\tx\n', false],
+    ['a trailing no-break space (text to YAML)', '\ntitle: x\u00a0\n', true],
+    ['a leading dash', '\na: -1\nb: -.inf\nc: -x\nd: ---\n', true],
+    ['a lone dash', '\na: -\n', false],
+    ['__proto__', '\n__proto__: x\n', false],
+    ['only blank lines', '\n\n  \n', false],
+  ])('%s', (_name, source, isFlat) => {
+    expect(readFlat(source) !== undefined).toBe(isFlat);
+    expect(outcome(() => parseFrontmatterYaml(source))).toEqual(outcome(() => parse(source, YAML_OPTIONS)));
   });
 });

@@ -1,0 +1,66 @@
+/**
+ * A new file's rows are hashed after they are written (project-chunk.ts, `unhashed`): the hashes, the rows
+ * written and their order must be those of hashing at once, as a file with earlier rows is.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChunkProjector, hashesOf, type ChunkFile } from '../../src/indexer/project-chunk.js';
+import { rowHash } from '../../src/indexer/columns.js';
+import { useTempDir, writeTree } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+
+const PAGE = [
+  '---',
+  'title: Espresso',
+  'tags: [coffee]',
+  '---',
+  '# Espresso',
+  '',
+  '- Prefers a double ristretto [[2026-05-01#^f-aaaaaaaaaa]]',
+  '- Grinds fresh every morning',
+  '',
+  '## Places',
+  '',
+  'A café in Lisbon, Tōkyō on trips.',
+  '',
+].join('\n');
+const LOG = ['# 2026-05-01', '', '## 08:00 · cli', '- [preference] Prefers a double ristretto #coffee ^f-aaaaaaaaaa', '- [fact] Owns a grinder ^f-bbbbbbbbbb', ''].join('\n');
+const JOURNAL = { watermark: null, skipped: new Set<string>() };
+
+async function setUp(): Promise<{ projector: ChunkProjector; files: ChunkFile[] }> {
+  const root = await tempDir();
+  await writeTree(root, { '2_Areas/espresso.md': PAGE, 'logs/2026-05-01.md': LOG, 'MEMORY.md': '# Memory\n\n- Likes coffee\n' });
+  const files = await Promise.all(['2_Areas/espresso.md', 'MEMORY.md', 'logs/2026-05-01.md'].map(async (rel) => ({ rel, content: await readFile(path.join(root, rel)) })));
+  return { projector: new ChunkProjector({ root, journal: JOURNAL, tombstones: [], cited: [] }), files };
+}
+
+describe('ChunkProjector: the hashes of a new file', () => {
+  it('are left for later, and are then those of hashing at once; the same rows are written in the same order', async () => {
+    const { projector, files } = await setUp();
+    const later = projector.project(files, 'rows');
+    // A file with earlier rows (none of them these) is hashed at once, since its hashes decide what is written.
+    const now = projector.project(files.map((file) => ({ ...file, previous: {} })), 'rows');
+    expect(later.files.every((file) => file.unhashed !== undefined && file.hashes === undefined)).toBe(true);
+    expect(now.files.every((file) => file.unhashed === undefined && file.hashes !== undefined)).toBe(true);
+    expect(later.rows!.length).toBeGreaterThan(3);
+    expect(later.rows).toEqual(now.rows);
+    const hashes = later.files.map((file) => hashesOf(file));
+    expect(hashes).toEqual(now.files.map((file) => file.hashes));
+    expect(hashes.flatMap((h) => Object.keys(h))).toEqual(later.rows!.map((row) => row.key));
+    expect(hashes.flatMap((h) => Object.values(h))).toEqual(later.rows!.map((row) => rowHash(row)));
+    // Hashed once: a second call gives the same object, and the rows are no longer held.
+    expect(hashesOf(later.files[0]!)).toBe(hashes[0]);
+    expect(later.files[0]!.unhashed).toBeUndefined();
+  });
+
+  it('a worker (packing its hashes) still hashes at once, with the same hashes', async () => {
+    const { projector, files } = await setUp();
+    const packed = projector.project(files, 'encoded', true);
+    const later = projector.project(files, 'encoded');
+    expect(packed.files.every((file) => file.packed !== undefined && file.unhashed === undefined)).toBe(true);
+    expect(packed.files.map(hashesOf)).toEqual(later.files.map(hashesOf));
+    expect(packed.batch!.length).toBe(later.batch!.length);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * readIpc reads a query's `shown` strings and scores straight from Arrow IPC buffers, and gives the rows Arrow's
+ * own decoding gives; anything else it declines (false, nothing added), so the store decodes it with Arrow.
+ * Buffers are written by apache-arrow itself, with the one-file build the store uses and the package's usual build;
+ * test/e2e/search-rows.test.ts reads LanceDB's own.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import * as ArrowEsm from 'apache-arrow';
+import { readBatch, readIpc, type ResultRows } from '../../src/indexer/result-rows.js';
+
+type ArrowModule = typeof ArrowEsm;
+const builds: Array<[string, ArrowModule]> = [
+  ['one-file build', createRequire(import.meta.url)('apache-arrow/Arrow.esnext.min') as ArrowModule],
+  ['ES module build', ArrowEsm],
+];
+
+const SHOWN = ['["k1","page","a.md",1]', '["k2","fact","logs/2026-06-01.md",5,"Café 😀 naïve"]', '', '["k3"]'];
+const SCORES = [3.25, 1.5, 0.1, 0];
+
+function rowsOf(arrow: ArrowModule, buffer: Uint8Array, rawColumn = '_score'): ResultRows {
+  const out: ResultRows = { shown: [], raw: [] };
+  for (const batch of arrow.tableFromIPC(buffer).batches) readBatch(batch, rawColumn, out);
+  return out;
+}
+
+describe.each(builds)('readIpc (%s)', (_name, arrow) => {
+  const { Field, Float32, Float64, Int32, LargeUtf8, RecordBatch, Schema, Table, Utf8, makeData, makeVector, tableToIPC, vectorFromArray } = arrow;
+  const shownData = (values: Array<string | null>): ArrowEsm.Data => vectorFromArray(values, new Utf8()).data[0]!;
+  const batchOf = (schema: ArrowEsm.Schema, columns: ArrowEsm.Data[]): ArrowEsm.RecordBatch =>
+    new RecordBatch(schema, makeData({ type: new arrow.Struct(schema.fields), length: columns[0]!.length, nullCount: 0, children: columns }));
+  const plain = new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float32(), true)]);
+  const scores = (values: number[]): ArrowEsm.Data => makeVector(Float32Array.from(values)).data[0]!;
+
+  it('reads the rows Arrow reads, from the stream format and from a file that opens with it (as LanceDB writes)', () => {
+    const stream = tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'stream');
+    // LanceDB's writer (arrow-rs): ARROW1, zeros to a 64-byte boundary, the stream (schema first), then a footer.
+    const file = Buffer.concat([Buffer.from('ARROW1'), Buffer.alloc(58), stream, Buffer.from('footer')]);
+    for (const buffer of [stream, file]) {
+      const out: ResultRows = { shown: [], raw: [] };
+      expect(readIpc(arrow, buffer, '_score', out)).toBe(true);
+      expect(out).toEqual(rowsOf(arrow, stream));
+      expect(out.shown).toEqual(SHOWN);
+      expect(out.raw).toEqual(SCORES.map((x) => Math.fround(x)));
+    }
+  });
+
+  it("declines a file whose schema is only in its footer (apache-arrow's own file writer)", () => {
+    const out: ResultRows = { shown: [], raw: [] };
+    expect(readIpc(arrow, tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'file'), '_score', out)).toBe(false);
+    expect(out).toEqual({ shown: [], raw: [] });
+  });
+
+  it('reads every batch, in order, after rows already read, with the columns in either order', () => {
+    const swapped = new Schema([new Field('_distance', new Float32(), true), new Field('shown', new Utf8(), false)]);
+    const table = new Table(swapped, [batchOf(swapped, [scores([0.5, 0.25]), shownData(['a', 'b'])]), batchOf(swapped, [scores([0.75]), shownData(['c'])])]);
+    const out: ResultRows = { shown: ['earlier'], raw: [9] };
+    expect(readIpc(arrow, tableToIPC(table, 'stream'), '_distance', out)).toBe(true);
+    expect(out).toEqual({ shown: ['earlier', 'a', 'b', 'c'], raw: [9, 0.5, 0.25, 0.75] });
+  });
+
+  it('declines what it does not read, adding nothing: a null, another type, another column, a missing column', () => {
+    const nullable = new Schema([new Field('shown', new Utf8(), true), new Field('_score', new Float32(), true)]);
+    const cases: Array<[ArrowEsm.Schema, ArrowEsm.Data[]]> = [
+      [nullable, [shownData(['a', null]), scores([1, 2])]],
+      [new Schema([new Field('shown', new LargeUtf8(), false), new Field('_score', new Float32(), true)]), [vectorFromArray(['a'], new LargeUtf8()).data[0]!, scores([1])]],
+      [new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float64(), true)]), [shownData(['a']), makeVector(Float64Array.from([1])).data[0]!]],
+      [new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float32(), true), new Field('line', new Int32(), true)]), [shownData(['a']), scores([1]), makeVector(Int32Array.from([4])).data[0]!]],
+      [new Schema([new Field('shown', new Utf8(), false)]), [shownData(['a'])]],
+    ];
+    for (const [schema, columns] of cases) {
+      const buffer = tableToIPC(new Table(schema, [batchOf(schema, columns)]), 'stream');
+      const out: ResultRows = { shown: ['kept'], raw: [1] };
+      expect(readIpc(arrow, buffer, '_score', out)).toBe(false);
+      expect(out).toEqual({ shown: ['kept'], raw: [1] });
+    }
+  });
+
+  it('reads a result of no rows as none', () => {
+    const out: ResultRows = { shown: [], raw: [] };
+    expect(readIpc(arrow, tableToIPC(new Table(plain, [batchOf(plain, [shownData([]), scores([])])]), 'stream'), '_score', out)).toBe(true);
+    expect(out).toEqual({ shown: [], raw: [] });
+  });
+});
