@@ -206,10 +206,17 @@ export function fuse(
     byKey.set(hit.key, entry);
   }
   const today = options.now.getTime();
+  // The sections of one page share its title: each title's coverage is worked out once.
+  const titles = new Map<string, number>();
+  const titleShare = (title: string): number => {
+    let share = titles.get(title);
+    if (share === undefined) titles.set(title, (share = titleCoverage(title, options.query)));
+    return share;
+  };
   return [...byKey.values()].map(({ hit, text, vector }) => {
     let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
     score *= (1 + COVERAGE_WEIGHT * termCoverage(hit.text, options.query)) / (1 + COVERAGE_WEIGHT);
-    if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleCoverage(hit.title, options.query);
+    if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleShare(hit.title);
     // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
     // A line ending in `(until DATE)` is a superseded value wherever it stands (a page's Mentions repeat one so).
