@@ -9,7 +9,7 @@ import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { byCodeUnit } from '../text/compare.js';
-import { arrowTable, encodeColumns, type EncodedBatch } from './arrow-rows.js';
+import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
@@ -110,7 +110,7 @@ export class IndexStore {
     const done = { indexed: Promise.resolve() };
     if (batches.every((batch) => batch.length === 0)) return done;
     const arrow = arrowModule();
-    const data = arrowTable(arrow, schema(arrow, this.dimensions), batches.filter((batch) => batch.length > 0));
+    const data = arrowTable(arrow, schema(arrow, this.dimensions), [joinBatches(batches.filter((batch) => batch.length > 0))]);
     if (this.table !== null) {
       await this.table.add(data);
       return done;
