@@ -75,6 +75,82 @@ export function batchBuffers(batch: EncodedBatch): ArrayBuffer[] {
   return out;
 }
 
+/**
+ * Batches of the same specs as one batch, rows in order. LanceDB spreads an add of several record batches over
+ * its writer threads, each writing a fragment, so the table's order followed their timing (the 100k vault's rows
+ * came back in another order from one rebuild to the next); one batch is written as one fragment, in order.
+ */
+export function joinBatches(batches: readonly EncodedBatch[]): EncodedBatch {
+  if (batches.length === 1) return batches[0]!;
+  const length = batches.reduce((sum, batch) => sum + batch.length, 0);
+  const columns = (batches[0]?.columns ?? []).map((_, i) => joinColumns(batches.map((batch) => batch.columns[i]!)));
+  return { length, columns };
+}
+
+function joinColumns(parts: readonly EncodedColumn[]): EncodedColumn {
+  const first = parts[0]!;
+  switch (first.kind) {
+    case 'utf8':
+      return joinUtf8(parts as EncodedUtf8[]);
+    case 'int32':
+      return { kind: 'int32', data: concat(Int32Array, parts.map((part) => (part as typeof first).data)) };
+    case 'bool': {
+      const length = parts.reduce((sum, part) => sum + (part as typeof first).length, 0);
+      const data = new Uint8Array((length + 7) >> 3);
+      let at = 0;
+      for (const part of parts as Array<typeof first>) {
+        for (let i = 0; i < part.length; i++, at++) if ((part.data[i >> 3]! >> (i & 7)) & 1) data[at >> 3]! |= 1 << (at & 7);
+      }
+      return { kind: 'bool', length, data };
+    }
+    case 'utf8-list': {
+      const lists = parts as Array<typeof first>;
+      return { kind: 'utf8-list', offsets: joinOffsets(lists.map((part) => part.offsets)), child: joinUtf8(lists.map((part) => part.child)) };
+    }
+    case 'vector':
+      return { kind: 'vector', size: first.size, data: concat(Float32Array, parts.map((part) => (part as typeof first).data)) };
+  }
+}
+
+function joinUtf8(parts: readonly EncodedUtf8[]): EncodedUtf8 {
+  const length = parts.reduce((sum, part) => sum + part.offsets.length - 1, 0);
+  const nullCount = parts.reduce((sum, part) => sum + part.nullCount, 0);
+  let nulls: Uint8Array | undefined;
+  if (nullCount > 0) {
+    nulls = new Uint8Array((length + 7) >> 3).fill(0xff);
+    let at = 0;
+    for (const part of parts) {
+      const rows = part.offsets.length - 1;
+      if (part.nulls !== undefined) for (let i = 0; i < rows; i++) if (!((part.nulls[i >> 3]! >> (i & 7)) & 1)) nulls[(at + i) >> 3]! &= ~(1 << ((at + i) & 7));
+      at += rows;
+    }
+  }
+  return { kind: 'utf8', offsets: joinOffsets(parts.map((part) => part.offsets)), data: concat(Uint8Array, parts.map((part) => part.data)), ...(nulls === undefined ? {} : { nulls }), nullCount };
+}
+
+/** Offsets of consecutive parts as one run: each part's shifted by where the one before ended. */
+function joinOffsets(parts: readonly Int32Array[]): Int32Array {
+  const out = new Int32Array(parts.reduce((sum, part) => sum + part.length - 1, 0) + 1);
+  let row = 0;
+  let base = 0;
+  for (const part of parts) {
+    for (let i = 1; i < part.length; i++) out[row + i] = base + part[i]!;
+    row += part.length - 1;
+    base += part[part.length - 1]!;
+  }
+  return out;
+}
+
+function concat<T extends Uint8Array | Int32Array | Float32Array>(type: { new (length: number): T }, parts: readonly T[]): T {
+  const out = new type(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part as never, at);
+    at += part.length;
+  }
+  return out;
+}
+
 /** Encoded batches as one Arrow table of `schema` (the specs' columns, in order), one record batch each, in order. */
 export function arrowTable(arrow: ArrowModule, schema: Arrow.Schema, batches: readonly EncodedBatch[]): Arrow.Table {
   const records = batches.map((batch) => {

@@ -57,10 +57,13 @@ export interface Unhashed {
 
 export interface ChunkResult {
   files: FileProjection[];
-  /** The rows to write, in file order: encoded, or as objects (when an embedder must see them first). */
-  batch?: EncodedBatch;
+  /** The rows to write, in file order: encoded, a batch every few thousand rows, or as objects (when an embedder must see them first). */
+  batches?: EncodedBatch[];
   rows?: IndexRow[];
 }
+
+/** Rows encoded at a time (the batch ends with a file): see ChunkProjector.project. */
+const ENCODE_ROWS = 2_000;
 
 /** A thread's inputs as the projection reads them, built once per thread and run. */
 export class ChunkProjector {
@@ -78,8 +81,9 @@ export class ChunkProjector {
   /** `pack`: the keys and hashes as strings, for a worker to hand back (FileProjection). */
   project(files: readonly ChunkFile[], output: 'encoded' | 'rows', pack = false): ChunkResult {
     const out: FileProjection[] = [];
-    const toAdd: IndexRow[] = [];
-    const shown: string[] = []; // toAdd's `shown` values, made once for the hash and the column
+    let toAdd: IndexRow[] = [];
+    let shown: string[] = []; // toAdd's `shown` values, made once for the hash and the column
+    const batches: EncodedBatch[] = [];
     for (const file of files) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
       const { rows, cited } = projectFile(file.rel, file.content, {
@@ -107,9 +111,17 @@ export class ChunkProjector {
       }
       if (!pack) out.push({ hashes, cited, unchanged });
       else out.push({ packed: { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) }, cited, unchanged });
+      // Encoded every few thousand rows, the row objects die young: held to the end of a 100k-row pass, the
+      // garbage collector copied and promoted them all (docs/benchmarks.md).
+      if (output === 'encoded' && toAdd.length >= ENCODE_ROWS) {
+        batches.push(encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)));
+        toAdd = [];
+        shown = [];
+      }
     }
     if (output === 'rows') return { files: out, rows: toAdd };
-    return { files: out, batch: encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)) };
+    if (toAdd.length > 0) batches.push(encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)));
+    return { files: out, batches };
   }
 }
 

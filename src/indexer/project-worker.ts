@@ -31,7 +31,7 @@ port.on('message', (request: WorkerRequest) => {
     threadFailpoint('reindex:worker-chunk'); // the worker dies holding a chunk (test/e2e/index-worker-crash.test.ts)
     try {
       const result = projector!.project(request.files, 'encoded', true);
-      port.postMessage({ id: request.id, result }, result.batch === undefined ? [] : batchBuffers(result.batch));
+      port.postMessage({ id: request.id, result }, (result.batches ?? []).flatMap(batchBuffers));
     } catch (error) {
       port.postMessage({ id: request.id, error: errorMessage(error) });
     }

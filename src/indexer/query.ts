@@ -7,7 +7,7 @@
  */
 import { eng } from 'stopword/src/stopwords_eng.js';
 import { UsageError } from '../core/errors.js';
-import { containsWords, normalizeText } from '../text/normalize.js';
+import { normalizeText, wordTest } from '../text/normalize.js';
 
 /**
  * The stopword package's English list, plus the question and auxiliary words it lacks and words an
@@ -110,9 +110,9 @@ export function passesFilters(text: string, query: ParsedQuery): boolean {
 export function termCoverage(text: string, query: ParsedQuery): number {
   if (query.terms.length === 0) return 0;
   // Each term is one normalized word: looked up in the text rather than splitting the text into a set of its words.
-  const normalized = normalizeText(text);
+  const holds = wordTest(text);
   let held = 0;
-  for (const term of query.terms) if (containsWords(normalized, term)) held++;
+  for (const term of query.terms) if (holds(term)) held++;
   return held / query.terms.length;
 }
 

@@ -246,7 +246,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         const projected = results.flatMap((result) => result.files);
         const { hashesOf } = chunks;
         for (const result of results) {
-          if (result.batch !== undefined) encoded.push(result.batch);
+          if (result.batches !== undefined) encoded.push(...result.batches);
           if (result.rows !== undefined) toAdd.push(...result.rows);
         }
         tasks.forEach((task, i) => {

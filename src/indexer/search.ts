@@ -10,7 +10,7 @@ import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { byCodeUnit } from '../text/compare.js';
-import { appendConfined } from '../vault/confined-write.js';
+import { appendConfinedSync } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
 import { parseQuery, passesFilters, termCoverage, titleCoverage, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
@@ -206,10 +206,17 @@ export function fuse(
     byKey.set(hit.key, entry);
   }
   const today = options.now.getTime();
+  // The sections of one page share its title: each title's coverage is worked out once.
+  const titles = new Map<string, number>();
+  const titleShare = (title: string): number => {
+    let share = titles.get(title);
+    if (share === undefined) titles.set(title, (share = titleCoverage(title, options.query)));
+    return share;
+  };
   return [...byKey.values()].map(({ hit, text, vector }) => {
     let score = (text + options.vectorWeight * vector) / (1 + options.vectorWeight);
     score *= (1 + COVERAGE_WEIGHT * termCoverage(hit.text, options.query)) / (1 + COVERAGE_WEIGHT);
-    if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleCoverage(hit.title, options.query);
+    if (hit.kind === 'page') score *= 1 + TITLE_WEIGHT * titleShare(hit.title);
     // A page's History holds superseded values (schema.md): findable, below current ones. Its Conflicts hold the
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
     // A line ending in `(until DATE)` is a superseded value wherever it stands (a page's Mentions repeat one so).
@@ -330,5 +337,5 @@ async function recordRecall(root: string, query: string, options: SearchOptions,
     filters,
     results: results.map((r) => ({ kind: r.kind, path: r.path, line: r.line, id: r.id, score: r.score })),
   };
-  await appendConfined(root, RECALL_FILE, `${JSON.stringify(event)}\n`);
+  appendConfinedSync(root, RECALL_FILE, `${JSON.stringify(event)}\n`);
 }

@@ -2,7 +2,8 @@
 import { createRequire } from 'node:module';
 import type * as Arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { columnsTable } from '../../src/indexer/arrow-rows.js';
+import { arrowTable, columnsTable, encodeColumns, joinBatches } from '../../src/indexer/arrow-rows.js';
+import type { ColumnKind } from '../../src/indexer/columns.js';
 
 const arrow = createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
 const { Field, Utf8, Int32, Bool, List, Float32, FixedSizeList, Schema } = arrow;
@@ -66,5 +67,40 @@ describe('columnsTable', () => {
     expect(() =>
       build({ text: ['a', 'b'], date: [null], line: [1, 2], archived: [false, false], tags: [[], []], vector: [[0, 0], [0, 0]] }),
     ).toThrow(/column date holds 1 values for 2 rows/);
+  });
+});
+
+describe('joinBatches', () => {
+  const specs = schema.fields.map((field): { name: string; kind: ColumnKind } => {
+    const kinds: Record<string, ColumnKind> = { text: 'utf8', date: 'utf8?', line: 'int32', archived: 'bool', tags: 'utf8-list', vector: 'vector' };
+    return { name: field.name, kind: kinds[field.name]! };
+  });
+  // Batches of uneven sizes (bit-packed flags and nulls cross byte boundaries), some with nulls and some without, ASCII or not.
+  const rows = Array.from({ length: 45 }, (_, i) => ({
+    text: i % 7 === 0 ? `café ${i} 😀` : `row ${i}`,
+    date: i % 5 === 0 || (i > 20 && i < 30) ? null : `2026-06-${String((i % 28) + 1).padStart(2, '0')}`,
+    line: i * 3,
+    archived: i % 3 === 0,
+    tags: i % 4 === 0 ? [] : [`t${i}`, i % 6 === 0 ? 'ü' : 'x'],
+    vector: new Float32Array([i, -i]),
+  }));
+  const encode = (part: typeof rows) =>
+    encodeColumns(specs, part.length, (name) => part.map((row) => row[name as keyof (typeof rows)[number]] as never), 2);
+
+  it('gives the batch that encoding all the rows at once gives', () => {
+    const cuts = [0, 3, 11, 12, 21, 30, 45];
+    const parts = cuts.slice(1).map((end, i) => encode(rows.slice(cuts[i], end)));
+    expect(joinBatches(parts)).toEqual(encode(rows));
+    const table = arrowTable(arrow, schema, [joinBatches(parts)]);
+    expect(readBack(table, 'text')).toEqual(rows.map((row) => row.text));
+    expect(readBack(table, 'date')).toEqual(rows.map((row) => row.date));
+    expect(readBack(table, 'archived')).toEqual(rows.map((row) => row.archived));
+    expect(readBack(table, 'tags')).toEqual(rows.map((row) => row.tags));
+    expect(readBack(table, 'vector')).toEqual(rows.map((row) => Array.from(row.vector)));
+  });
+
+  it('keeps one batch as it is', () => {
+    const one = encode(rows);
+    expect(joinBatches([one])).toBe(one);
   });
 });

@@ -1,7 +1,7 @@
 /** Text normalization (DESIGN §5): NFKC, lower case, punctuation to spaces, collapsed white space. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { containsWords, normalizeText } from '../../src/text/normalize.js';
+import { containsWords, normalizeText, wordTest } from '../../src/text/normalize.js';
 
 describe('normalizeText', () => {
   it.each([
@@ -86,6 +86,36 @@ describe('containsWords', () => {
         expect(containsWords(text, `${text} zzzqqq`)).toBe(false);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('wordTest', () => {
+  const normalizedWords = (text: string): Set<string> => new Set(normalizeText(text).split(' ').filter((word) => word !== ''));
+
+  it('finds a word of the normalized text in ASCII text without normalizing it, and in any other text by normalizing', () => {
+    const holds = wordTest('Prefers DARK-roast coffee; (no) sugar!');
+    expect(['prefers', 'dark', 'roast', 'coffee', 'no', 'sugar'].map(holds)).toEqual([true, true, true, true, true, true]);
+    expect(['dar', 'roas', 'offee', 'sugars', ''].map(holds)).toEqual([false, false, false, false, false]);
+    // Control characters are not separators: normalizing keeps them inside a word.
+    expect(wordTest('a\u0001b c')('a')).toBe(false);
+    expect(wordTest('Café au lait')('café')).toBe(true);
+    expect(wordTest('ｆｕｌｌ width')('full')).toBe(true);
+  });
+
+  it("says of every word what the normalized text's set of words says, for ASCII and any text", () => {
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((code) => String.fromCharCode(code)), maxLength: 40 });
+    const pieces = fc.array(fc.oneof(ascii, fc.constantFrom('Dark', 'roast', 'a1', 'x_y', 'é', '🙂', ' ', '-', '\t', '::')), { maxLength: 10 });
+    fc.assert(
+      fc.property(fc.oneof(ascii, pieces.map((parts) => parts.join('')), fc.string({ unit: 'grapheme', maxLength: 30 })), fc.string({ maxLength: 6 }), (text, other) => {
+        const words = normalizedWords(text);
+        const holds = wordTest(text);
+        for (const word of [...words, ...normalizedWords(other), normalizeText(other).replace(/ /g, ''), 'dark', 'a', '']) {
+          if (word.includes(' ')) continue;
+          expect(holds(word), JSON.stringify({ text, word })).toBe(words.has(word));
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });
