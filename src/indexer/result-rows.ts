@@ -36,32 +36,33 @@ export function readIpc(arrow: ArrowModule, buffer: Uint8Array, rawColumn: strin
   if (!(schema instanceof arrow.Schema)) return false;
   const layout = columnLayout(arrow, schema, rawColumn);
   if (layout === null) return false;
-  const shown: string[] = [];
-  const raw: number[] = [];
+  // Rows go straight into `out`; a declined buffer takes back what it added.
+  const before = out.raw.length;
+  const decline = (): false => {
+    out.shown.length = before;
+    out.raw.length = before;
+    return false;
+  };
   for (let message = reader.readMessage(); message !== null; message = reader.readMessage()) {
-    if (message.headerType !== arrow.MessageHeader.RecordBatch) return false;
+    if (message.headerType !== arrow.MessageHeader.RecordBatch) return decline();
     // Arrow's record batch metadata, whose `length` and `buffers` (offset and length in the body) its one-file build
     // keeps under these names; should a build not, Arrow decodes instead.
     const batch = message.header() as unknown as { length?: unknown; buffers?: unknown };
     const body = reader.readMessageBody(message.bodyLength);
-    if (typeof batch.length !== 'number' || !Array.isArray(batch.buffers)) return false;
+    if (typeof batch.length !== 'number' || !Array.isArray(batch.buffers)) return decline();
     const regions = batch.buffers as Array<{ offset?: unknown; length?: unknown }>;
-    if (regions.length !== layout.buffers || !regions.every((r) => typeof r.offset === 'number' && typeof r.length === 'number')) return false;
+    if (regions.length !== layout.buffers || !regions.every((r) => typeof r.offset === 'number' && typeof r.length === 'number')) return decline();
     const region = (i: number): { offset: number; length: number } => regions[i] as { offset: number; length: number };
     const view = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    if (!allValid(view, region(layout.shownBuffer), batch.length) || !allValid(view, region(layout.rawBuffer), batch.length)) return false;
+    if (!allValid(view, region(layout.shownBuffer), batch.length) || !allValid(view, region(layout.rawBuffer), batch.length)) return decline();
     // A Utf8 column's buffers: validity, offsets (int32), data; a Float32 column's: validity, values.
     const offsets = region(layout.shownBuffer + 1).offset;
     const data = region(layout.shownBuffer + 2).offset;
     const values = region(layout.rawBuffer + 1).offset;
     for (let i = 0; i < batch.length; i++) {
-      shown.push(view.toString('utf8', data + view.readInt32LE(offsets + 4 * i), data + view.readInt32LE(offsets + 4 * i + 4)));
-      raw.push(view.readFloatLE(values + 4 * i));
+      out.shown.push(view.toString('utf8', data + view.readInt32LE(offsets + 4 * i), data + view.readInt32LE(offsets + 4 * i + 4)));
+      out.raw.push(view.readFloatLE(values + 4 * i));
     }
-  }
-  for (let i = 0; i < raw.length; i++) {
-    out.shown.push(shown[i]!);
-    out.raw.push(raw[i]!);
   }
   return true;
 }

@@ -10,7 +10,7 @@ import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import { byCodeUnit } from '../text/compare.js';
-import { appendConfined } from '../vault/confined-write.js';
+import { appendConfinedSync } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
 import { parseQuery, passesFilters, termCoverage, titleCoverage, type ParsedQuery } from './query.js';
 import { ROW_KINDS, type RowKind } from './rows.js';
@@ -337,5 +337,5 @@ async function recordRecall(root: string, query: string, options: SearchOptions,
     filters,
     results: results.map((r) => ({ kind: r.kind, path: r.path, line: r.line, id: r.id, score: r.score })),
   };
-  await appendConfined(root, RECALL_FILE, `${JSON.stringify(event)}\n`);
+  appendConfinedSync(root, RECALL_FILE, `${JSON.stringify(event)}\n`);
 }

@@ -2,8 +2,8 @@
  * Which files of a vault are wiki pages (DESIGN §2): every `.md` file outside logs/ and hidden
  * folders, other than the root files the program writes. Names may hold spaces.
  */
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, type Dirent } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Root files that are not pages: the program writes them (schema.md is the vault's conventions). */
@@ -32,7 +32,9 @@ export async function listWikiPages(root: string): Promise<string[]> {
   for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
     let entries: Dirent[];
     try {
-      entries = await readdir(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+      // Synchronous: a folder at a time through the thread pool made the listing a chain of round trips, slow on a
+      // busy machine (the freshness check before every search lists the vault; docs/benchmarks.md).
+      entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
     } catch (error) {
       if (rel === '' && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       // The vault root must be readable; a folder that vanished or is not readable is skipped.
