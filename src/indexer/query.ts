@@ -20,12 +20,37 @@ const EXTRA_STOP_WORDS = [
 ];
 const STOP_WORDS: ReadonlySet<string> = new Set([...eng, ...EXTRA_STOP_WORDS]);
 
+/** For each ASCII code: 1 when normalizeText makes it a separator (punctuation, a symbol, white space). */
+const ASCII_SEPARATORS = Uint8Array.from({ length: 128 }, (_, code) => (normalizeText(`a${String.fromCharCode(code)}a`) === 'a a' ? 1 : 0));
+
 /**
  * True when a statement's words are all stop words (e.g. "Part of", or nothing): it says nothing to rank by.
- * Normalized piece by piece between spaces, stopping at the first word that ranks: the same words as
- * normalizing the whole text (no normalization joins across a space), at a fraction of the cost on a long one.
+ * ASCII text is read character by character: NFKC leaves ASCII as it is and lower-casing it is ASCII's, so its
+ * words are the runs between separators, lower-cased (a statement each row: a cold build's regular expressions
+ * and normalizations over them cost ~0.1 s, docs/benchmarks.md). At the first character past ASCII, the text
+ * goes to the normalizing reading; a word judged before it was whole, bounded by ASCII separators, which no
+ * normalization joins to a neighbour.
  */
 export function onlyStopWords(text: string): boolean {
+  let start = -1;
+  for (let at = 0; at <= text.length; at++) {
+    const code = at === text.length ? 0x20 : text.charCodeAt(at);
+    if (code >= 0x80) return onlyStopWordsNormalized(text);
+    if (ASCII_SEPARATORS[code] === 0) {
+      if (start < 0) start = at;
+    } else if (start >= 0) {
+      if (!STOP_WORDS.has(text.slice(start, at).toLowerCase())) return false;
+      start = -1;
+    }
+  }
+  return true;
+}
+
+/**
+ * onlyStopWords for any text: normalized piece by piece between spaces, stopping at the first word that ranks:
+ * the same words as normalizing the whole text (no normalization joins across a space), at a fraction of the cost on a long one.
+ */
+export function onlyStopWordsNormalized(text: string): boolean {
   for (const piece of text.split(' ')) {
     for (const word of normalizeText(piece).split(' ')) if (word !== '' && !STOP_WORDS.has(word)) return false;
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { onlyStopWords } from '../../src/indexer/query.js';
+import { onlyStopWords, onlyStopWordsNormalized } from '../../src/indexer/query.js';
 import { normalizeText } from '../../src/text/normalize.js';
 
 /** The definition: every word of the whole normalized text is a stop word. onlyStopWords normalizes piece by piece. */
@@ -26,8 +26,26 @@ describe('onlyStopWords', () => {
       fc.property(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 30 }), (parts) => {
         const text = parts.join('');
         expect(onlyStopWords(text)).toBe(byWholeText(text));
+        expect(onlyStopWords(text)).toBe(onlyStopWordsNormalized(text));
       }),
       { numRuns: 5000 },
     );
+  });
+
+  // The ASCII path reads characters itself: every ASCII character, stop words in any case, and now and then a
+  // character past ASCII (the text then goes to the normalizing path), against the normalizing reading.
+  const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+  const words = ['the', 'The', 'THE', 'of', 'Of', 'is', 'it', 'a', 'I', 'me', "user's", 'coffee', 'Lisbon', 'x', 'l', 're', 've', 'don', 't'];
+  test('reads ASCII text as the normalizing reading does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...ascii), fc.constantFrom(...words), fc.constantFrom('é', 'ﬁ', '\u00a0', '\u0301', 'İ')), { maxLength: 24 }), (parts) => {
+        const text = parts.join('');
+        expect(onlyStopWords(text)).toBe(onlyStopWordsNormalized(text));
+        expect(onlyStopWords(text)).toBe(byWholeText(text));
+      }),
+      { numRuns: 20000 },
+    );
+    expect(onlyStopWords("- If it's..., it is!")).toBe(true);
+    expect(onlyStopWords('- [[Ana]] of')).toBe(false);
   });
 });
