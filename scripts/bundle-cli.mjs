@@ -21,6 +21,7 @@ const BUNDLED_PACKAGES = new Set(['commander', 'stopword']);
  */
 const SEARCH_PATH = [
   'src/vault/vault.ts',
+  'src/vault/search-modules.ts',
   'src/indexer/search.ts',
   'src/indexer/store.ts',
   'src/indexer/fresh.ts',

@@ -3,7 +3,6 @@
  * the store builds its Arrow schema from this list, and a projection worker (project-worker.ts) encodes
  * its rows' columns with it, so both always agree on the table.
  */
-import { hash } from 'node:crypto';
 import type { IndexRow } from './rows.js';
 import { VaultkeeperError } from '../core/errors.js';
 
@@ -59,17 +58,6 @@ export function shownJson(row: IndexRow): string {
     row.key, row.kind, row.path, row.line, row.line_end, row.section_line, row.section_end, row.id, row.date, row.category, row.tags, row.title,
     row.heading, row.heading_path, row.citations, row.text, row.subject, row.archived,
   ]);
-}
-
-/**
- * A fingerprint of everything in a row, so an unchanged row is never rewritten or re-embedded: a digest of the
- * `shown` JSON (which the encoder needs anyway) and the four fields it lacks, each but the last after its length,
- * so no two rows give the same text. JSON of the whole row cost the 100k-fact rebuild ~0.4 s more (docs/benchmarks.md).
- * One-shot: a Hash object per row cost a rebuild ~40% more.
- */
-export function rowHash(row: IndexRow, shown: string = shownJson(row)): string {
-  const { page_type: type, status, content } = row;
-  return hash('sha256', `${shown}\n${type.length}:${type}\n${status.length}:${status}\n${content.length}:${content}\n${row.context}`, 'base64url').slice(0, 22);
 }
 
 /** A row as the table stores it: with its vector when an embedder is set. */

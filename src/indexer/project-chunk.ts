@@ -7,9 +7,10 @@
 import type { Journal } from '../dream/journal.js';
 import { parseTombstones, type Tombstone, type TombstoneSet } from '../tombstones/tombstones.js';
 import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
-import { columnsOf, rowHash, shownJson, tableColumns } from './columns.js';
+import { columnsOf, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
 import { projectFile } from './projection.js';
+import { batchHashes, rowHash } from './row-hash.js';
 import type { IndexRow } from './rows.js';
 import { sourceKind } from './sources.js';
 
@@ -49,11 +50,11 @@ export interface FileProjection {
   unchanged: number;
 }
 
-/** A new file's rows, one per key, and their `shown` JSON, which the hash is made of. */
-export interface Unhashed {
-  rows: IndexRow[];
-  shown: string[];
-}
+/**
+ * A new file's rows, one per key: their keys and where they are in an encoded batch (hashed from its bytes, so
+ * the row objects need not live on), or, when the rows stay objects, the rows and their `shown` JSON.
+ */
+export type Unhashed = { keys: string[]; batch: EncodedBatch | null; start: number } | { rows: IndexRow[]; shown: string[] };
 
 export interface ChunkResult {
   files: FileProjection[];
@@ -84,6 +85,16 @@ export class ChunkProjector {
     let toAdd: IndexRow[] = [];
     let shown: string[] = []; // toAdd's `shown` values, made once for the hash and the column
     const batches: EncodedBatch[] = [];
+    // New files' rows not encoded yet: they learn their batch when it is.
+    let waiting: Array<{ keys: string[]; batch: EncodedBatch | null; start: number }> = [];
+    const encode = (): void => {
+      const batch = encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown));
+      batches.push(batch);
+      for (const unhashed of waiting) unhashed.batch = batch;
+      waiting = [];
+      toAdd = [];
+      shown = [];
+    };
     for (const file of files) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
       const { rows, cited } = projectFile(file.rel, file.content, {
@@ -92,8 +103,17 @@ export class ChunkProjector {
         cited: this.cited,
         passage: (date, id) => this.passages.get(date, id),
       });
-      if (file.previous === undefined && !pack) {
-        out.push({ unhashed: firstOfEachKey(rows, toAdd, shown), cited, unchanged: 0 });
+      if (file.previous === undefined) {
+        const start = toAdd.length;
+        const kept = firstOfEachKey(rows, toAdd, shown);
+        if (kept.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: {} }), cited, unchanged: 0 });
+        else if (output === 'rows') out.push({ unhashed: kept, cited, unchanged: 0 });
+        else {
+          const unhashed = { keys: kept.rows.map((row) => row.key), batch: null, start };
+          waiting.push(unhashed);
+          out.push({ unhashed, cited, unchanged: 0 });
+          if (toAdd.length >= ENCODE_ROWS) encode();
+        }
         continue;
       }
       const hashes: Record<string, string> = {};
@@ -110,17 +130,21 @@ export class ChunkProjector {
         }
       }
       if (!pack) out.push({ hashes, cited, unchanged });
-      else out.push({ packed: { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) }, cited, unchanged });
+      else out.push({ packed: packHashes(hashes), cited, unchanged });
       // Encoded every few thousand rows, the row objects die young: held to the end of a 100k-row pass, the
       // garbage collector copied and promoted them all (docs/benchmarks.md).
-      if (output === 'encoded' && toAdd.length >= ENCODE_ROWS) {
-        batches.push(encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)));
-        toAdd = [];
-        shown = [];
-      }
+      if (output === 'encoded' && toAdd.length >= ENCODE_ROWS) encode();
     }
     if (output === 'rows') return { files: out, rows: toAdd };
-    if (toAdd.length > 0) batches.push(encodeColumns(tableColumns(null), toAdd.length, columnsOf(toAdd, null, shown)));
+    if (toAdd.length > 0) encode();
+    // A worker hands back every hash at once, packed.
+    if (pack) {
+      for (const file of out) {
+        if (file.unhashed === undefined) continue;
+        file.packed = packHashes(hashesOf(file));
+        delete file.hashes;
+      }
+    }
     return { files: out, batches };
   }
 }
@@ -129,9 +153,9 @@ export class ChunkProjector {
  * The rows, a duplicated key within one file keeping its first row (as when hashing), with their `shown`
  * values; also appended to `toAdd` and `shown`.
  */
-function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[]): Unhashed {
+function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[]): { rows: IndexRow[]; shown: string[] } {
   const seen = new Set<string>();
-  const kept: Unhashed = { rows: [], shown: [] };
+  const kept: { rows: IndexRow[]; shown: string[] } = { rows: [], shown: [] };
   for (const row of rows) {
     if (seen.has(row.key)) continue;
     seen.add(row.key);
@@ -144,6 +168,10 @@ function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: str
   return kept;
 }
 
+function packHashes(hashes: Record<string, string>): { keys: string; hashes: string } {
+  return { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) };
+}
+
 function packed(values: readonly string[]): string {
   return values.length === 0 ? '' : `${values.join('\0')}\0`;
 }
@@ -153,8 +181,12 @@ export function hashesOf(file: FileProjection): Record<string, string> {
   if (file.hashes !== undefined) return file.hashes;
   if (file.unhashed !== undefined) {
     const hashes: Record<string, string> = {};
-    const { rows, shown } = file.unhashed;
-    for (let i = 0; i < rows.length; i++) hashes[rows[i]!.key] = rowHash(rows[i]!, shown[i]);
+    const unhashed = file.unhashed;
+    if ('rows' in unhashed) unhashed.rows.forEach((row, i) => (hashes[row.key] = rowHash(row, unhashed.shown[i])));
+    else {
+      const values = batchHashes(unhashed.batch!, unhashed.start, unhashed.keys.length);
+      unhashed.keys.forEach((key, i) => (hashes[key] = values[i]!));
+    }
     file.hashes = hashes;
     delete file.unhashed;
     return hashes;

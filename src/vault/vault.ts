@@ -14,11 +14,7 @@ import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { IndexStore as IndexStoreType } from '../indexer/store.js';
-import type * as SearchModule from '../indexer/search.js';
-import type * as StoreModule from '../indexer/store.js';
-import type * as LocationModule from '../indexer/location.js';
-import type * as FreshModule from '../indexer/fresh.js';
-import type * as ErrorsModule from '../core/errors.js';
+import type * as SearchModules from './search-modules.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
@@ -38,7 +34,7 @@ export interface VaultSearchOptions extends SearchOptions {
 export class Vault {
   private embedder: Promise<CachedEmbedder | null> | undefined;
   private store: Promise<IndexStoreType> | undefined;
-  private modules: Promise<SearchModules> | undefined;
+  private modules: Promise<typeof SearchModules> | undefined;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -132,7 +128,7 @@ export class Vault {
 
   /** The configured embedder behind the embedding cache, loaded once (null for full-text only). */
   loadEmbedder(onWarning?: (message: string) => void): Promise<CachedEmbedder | null> {
-    this.embedder ??= import('../embed/load.js').then(({ loadEmbedder }) => loadEmbedder(this.ctx, onWarning));
+    this.embedder ??= this.searchModules().then(({ loadEmbedder }) => loadEmbedder(this.ctx, onWarning));
     return this.embedder;
   }
 
@@ -160,14 +156,8 @@ export class Vault {
   }
 
   /** What a search needs, imported once: resolving the modules again on each call cost a warm search ~0.1 ms (docs/benchmarks.md). */
-  private searchModules(): Promise<SearchModules> {
-    this.modules ??= Promise.all([
-      import('../indexer/search.js'),
-      import('../indexer/store.js'),
-      import('../indexer/location.js'),
-      import('../indexer/fresh.js'),
-      import('../core/errors.js'),
-    ]).then(([search, store, location, fresh, errors]) => ({ ...search, ...store, ...location, ...fresh, ...errors }));
+  private searchModules(): Promise<typeof SearchModules> {
+    this.modules ??= import('./search-modules.js');
     return this.modules;
   }
 
@@ -249,8 +239,6 @@ export class Vault {
     return results;
   }
 }
-
-type SearchModules = typeof SearchModule & typeof StoreModule & typeof LocationModule & typeof FreshModule & typeof ErrorsModule;
 
 export async function openVault(options: LocateOptions = {}): Promise<Vault> {
   return new Vault(await loadContext(options));

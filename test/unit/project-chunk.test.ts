@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkProjector, hashesOf, type ChunkFile } from '../../src/indexer/project-chunk.js';
-import { rowHash } from '../../src/indexer/columns.js';
+import { rowHash } from '../../src/indexer/row-hash.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -64,5 +64,19 @@ describe('ChunkProjector: the hashes of a new file', () => {
     const rows = (result: typeof packed): number => result.batches!.reduce((sum, batch) => sum + batch.length, 0);
     expect(rows(packed)).toBe(rows(later));
     expect(rows(packed)).toBeGreaterThan(3);
+  });
+
+  it('a new file without rows has no hashes, encoded or as rows, packed or not', async () => {
+    const { projector, files } = await setUp();
+    const empty = { rel: '2_Areas/empty.md', content: new TextEncoder().encode('---\ntitle: Empty\n---\n') };
+    for (const [output, pack] of [['encoded', false], ['encoded', true], ['rows', false]] as const) {
+      const result = projector.project([empty, ...files, empty], output, pack);
+      const hashes = result.files.map(hashesOf);
+      expect(hashes[0]).toEqual({});
+      expect(hashes.at(-1)).toEqual({});
+      expect(Object.keys(hashes[1]!).length).toBeGreaterThan(0);
+      // Alone: no rows to encode at all.
+      expect(projector.project([empty], output, pack).files.map(hashesOf)).toEqual([{}]);
+    }
   });
 });
