@@ -17,7 +17,7 @@ import { markdownTable, ms, summarize, type Summary } from './stats.js';
 
 export const DENDRON_DIR = 'dendron';
 /** Words a person looks up in the Dendron docs: one to three words, as an agent would search. */
-const QUERIES = [
+export const QUERIES = [
   'wikilinks', 'publish site', 'vault config', 'lookup hierarchy', 'git', 'schema templates', 'backlinks',
   'refactor hierarchy', 'markdown preview', 'workspace sync', 'seeds', 'pods export', 'note references',
   'daily journal', 'tags', 'frontmatter', 'graph view', 'keyboard shortcuts', 'rename note', 'github pages',
