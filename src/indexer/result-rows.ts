@@ -24,7 +24,23 @@ const FILE_MAGIC = Buffer.from('ARROW1');
  * whose `rawColumn` is non-null Float32 (the columns as the table and LanceDB make them).
  */
 export function readIpc(arrow: ArrowModule, buffer: Uint8Array, rawColumn: string, out: ResultRows): boolean {
-  const bytes = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  // Rows go straight into `out`; a declined buffer takes back what it added. A buffer the reader cannot make sense
+  // of is declined too: Arrow's decoding then says what is wrong with it, as it did before this reader.
+  const before = out.raw.length;
+  let read = false;
+  try {
+    read = readMessages(arrow, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), rawColumn, out);
+  } catch {
+    read = false;
+  }
+  if (!read) {
+    out.shown.length = before;
+    out.raw.length = before;
+  }
+  return read;
+}
+
+function readMessages(arrow: ArrowModule, bytes: Buffer, rawColumn: string, out: ResultRows): boolean {
   let start = 0;
   if (bytes.subarray(0, FILE_MAGIC.length).equals(FILE_MAGIC)) {
     start = 8;
@@ -36,32 +52,33 @@ export function readIpc(arrow: ArrowModule, buffer: Uint8Array, rawColumn: strin
   if (!(schema instanceof arrow.Schema)) return false;
   const layout = columnLayout(arrow, schema, rawColumn);
   if (layout === null) return false;
-  // Rows go straight into `out`; a declined buffer takes back what it added.
-  const before = out.raw.length;
-  const decline = (): false => {
-    out.shown.length = before;
-    out.raw.length = before;
-    return false;
-  };
   for (let message = reader.readMessage(); message !== null; message = reader.readMessage()) {
-    if (message.headerType !== arrow.MessageHeader.RecordBatch) return decline();
+    if (message.headerType !== arrow.MessageHeader.RecordBatch) return false;
     // Arrow's record batch metadata, whose `length` and `buffers` (offset and length in the body) its one-file build
     // keeps under these names; should a build not, Arrow decodes instead.
     const batch = message.header() as unknown as { length?: unknown; buffers?: unknown };
     const body = reader.readMessageBody(message.bodyLength);
-    if (typeof batch.length !== 'number' || !Array.isArray(batch.buffers)) return decline();
+    if (typeof batch.length !== 'number' || !Array.isArray(batch.buffers)) return false;
     const regions = batch.buffers as Array<{ offset?: unknown; length?: unknown }>;
-    if (regions.length !== layout.buffers || !regions.every((r) => typeof r.offset === 'number' && typeof r.length === 'number')) return decline();
+    if (regions.length !== layout.buffers || !regions.every((r) => typeof r.offset === 'number' && typeof r.length === 'number')) return false;
     const region = (i: number): { offset: number; length: number } => regions[i] as { offset: number; length: number };
+    const rows = batch.length;
     const view = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    if (!allValid(view, region(layout.shownBuffer), batch.length) || !allValid(view, region(layout.rawBuffer), batch.length)) return decline();
-    // A Utf8 column's buffers: validity, offsets (int32), data; a Float32 column's: validity, values.
-    const offsets = region(layout.shownBuffer + 1).offset;
-    const data = region(layout.shownBuffer + 2).offset;
-    const values = region(layout.rawBuffer + 1).offset;
-    for (let i = 0; i < batch.length; i++) {
-      out.shown.push(view.toString('utf8', data + view.readInt32LE(offsets + 4 * i), data + view.readInt32LE(offsets + 4 * i + 4)));
-      out.raw.push(view.readFloatLE(values + 4 * i));
+    if (!allValid(view, region(layout.shownBuffer), rows) || !allValid(view, region(layout.rawBuffer), rows)) return false;
+    // A Utf8 column's buffers: validity, offsets (int32), data; a Float32 column's: validity, values. Each must lie
+    // in the body and the strings in their data: Buffer.toString would cut a string short rather than fail.
+    const offsets = region(layout.shownBuffer + 1);
+    const data = region(layout.shownBuffer + 2);
+    const values = region(layout.rawBuffer + 1);
+    const within = (r: { offset: number; length: number }, bytes: number): boolean => r.length >= bytes && r.offset >= 0 && r.offset + bytes <= view.length;
+    if (!within(offsets, 4 * (rows + 1)) || !within(data, 0) || !within(values, 4 * rows)) return false;
+    if (view.readInt32LE(offsets.offset) < 0 || view.readInt32LE(offsets.offset + 4 * rows) > Math.min(data.length, view.length - data.offset)) return false;
+    for (let i = 0; i < rows; i++) {
+      const from = view.readInt32LE(offsets.offset + 4 * i);
+      const to = view.readInt32LE(offsets.offset + 4 * i + 4);
+      if (to < from) return false;
+      out.shown.push(view.toString('utf8', data.offset + from, data.offset + to));
+      out.raw.push(view.readFloatLE(values.offset + 4 * i));
     }
   }
   return true;

@@ -76,6 +76,27 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     }
   });
 
+  it('declines a buffer it cannot make sense of (cut short, garbage, a string past its data) without throwing', () => {
+    const stream = tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'stream');
+    const bytes = Buffer.from(stream);
+    // The last string's end offset, pointed past the data: the int32 just before the data equals its byte length.
+    const total = Buffer.byteLength(SHOWN.join(''));
+    const bad = Buffer.from(bytes);
+    let patched = 0;
+    for (let at = 0; at + 4 <= bad.length; at += 4) {
+      if (bad.readInt32LE(at) === total && at >= 4 * SHOWN.length && bad.readInt32LE(at - 4 * SHOWN.length) === 0) {
+        bad.writeInt32LE(total + 4096, at);
+        patched++;
+      }
+    }
+    expect(patched).toBe(1);
+    for (const buffer of [bytes.subarray(0, bytes.length - 40), bytes.subarray(0, 100), Buffer.from('ARROW1\0\0garbage garbage garbage'), Buffer.alloc(16, 0xff), bad]) {
+      const out: ResultRows = { shown: ['kept'], raw: [1] };
+      expect(readIpc(arrow, buffer, '_score', out)).toBe(false);
+      expect(out).toEqual({ shown: ['kept'], raw: [1] });
+    }
+  });
+
   it('reads a result of no rows as none', () => {
     const out: ResultRows = { shown: [], raw: [] };
     expect(readIpc(arrow, tableToIPC(new Table(plain, [batchOf(plain, [shownData([]), scores([])])]), 'stream'), '_score', out)).toBe(true);
