@@ -240,14 +240,15 @@ function createParser(): Parser {
 }
 
 /**
- * What the outline reads of an inline run, each a character it needs: a wikilink or an embed (`[`), a tag
- * (`#`), inline HTML (`<`). A heading's run is read for its text as well.
+ * What the outline reads of an inline run, each by what it needs: a wikilink or an embed (`[[`), a tag (`#`;
+ * links and code matter then, as places where a tag is not), inline HTML (`<`). A heading's run is read for
+ * its text as well.
  */
-const READ_RE = /[[#<]/u;
+const READ_RE = /\[\[|[#<]/u;
 
 /**
  * markdown-it's core `inline` rule (each inline run parsed into its children), for the runs the outline reads:
- * a run without a heading and without READ_RE's characters leaves no wikilink, tag, HTML or heading text, so
+ * a run without a heading and without READ_RE's marks leaves no wikilink, tag, HTML or heading text, so
  * its tokens were made and dropped (most paragraphs: a cold build's inline parsing was ~40% of markdown-it's time).
  */
 function inlineWhereRead(state: StateCore): void {
