@@ -256,10 +256,25 @@ function inlineWhereRead(state: StateCore): void {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (token.type !== 'inline') continue;
-    if (tokens[i - 1]?.type !== 'heading_open' && !READ_RE.test(token.content)) continue;
-    state.md.inline.parse(token.content, state.md, state.env, token.children!);
+    if (tokens[i - 1]?.type !== 'heading_open') {
+      if (READ_RE.test(token.content)) state.md.inline.parse(token.content, state.md, state.env, token.children!);
+    } else if (PLAIN_HEADING_RE.test(token.content)) {
+      // What the parse makes of it: one text token, its text as written.
+      const text = new state.Token('text', '', 0);
+      text.content = token.content;
+      token.children!.push(text);
+    } else {
+      state.md.inline.parse(token.content, state.md, state.env, token.children!);
+    }
   }
 }
+
+/**
+ * A heading's text with no character an inline rule of the CommonMark preset (or the wikilink rule) acts on,
+ * nor a line break or a tag's `#`: markdown-it would make it one text token (a quarter of Dendron's inline runs
+ * are such headings).
+ */
+const PLAIN_HEADING_RE = /^[^\\`*_[\]<>&!~#\n]+$/u;
 
 /**
  * The stretches of plain text of an inline run, where the remark outline read tags: its text nodes, whose
