@@ -9,24 +9,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
 import { runListingModules } from '../helpers/module-list.js';
+import { SEARCH_VAULT_FILES } from '../helpers/search-vault.js';
 import { writeTree } from '../helpers/tmp.js';
 import { initVault } from '../helpers/vault.js';
 
 const COMPILED = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-const FILES = {
-  'logs/2026-06-01.md': [
-    '# 2026-06-01',
-    '',
-    '## 09:00 · cli',
-    '- [preference] Drinks the morning coffee black, without sugar #coffee ^f-aaaaaaaaa1',
-    '- [fact] home city:: Lisbon #location ^f-aaaaaaaaa2',
-    '- [decision] Publishes the site from the main branch every Friday ^f-aaaaaaaaa3',
-    '',
-  ].join('\n'),
-  '2_Areas/Coffee.md': ['---', 'title: Coffee', 'tags: [coffee]', '---', '# Coffee', '', '## Brewing', '', '- Pour-over at 94 degrees, a 1:16 ratio', '- A coffee grinder set to medium', ''].join('\n'),
-  '2_Areas/Publishing.md': ['# Publishing', '', '## How to publish a site', '', 'Build, then publish the site with one command.', ''].join('\n'),
-};
 
 describe('the CLI bundle', () => {
   let root: string;
@@ -35,7 +23,7 @@ describe('the CLI bundle', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vk-test-'));
     root = await initVault(dir);
-    await writeTree(root, FILES);
+    await writeTree(root, SEARCH_VAULT_FILES);
     const first = await runCli(['--vault', root, 'reindex', '--json']);
     expect(first.code, first.stderr).toBe(0);
   });

@@ -10,23 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
 import { runListingModules } from '../helpers/module-list.js';
+import { SEARCH_VAULT_FILES } from '../helpers/search-vault.js';
 import { writeTree } from '../helpers/tmp.js';
 import { initVault } from '../helpers/vault.js';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 
-const FILES = {
-  'logs/2026-06-01.md': [
-    '# 2026-06-01',
-    '',
-    '## 09:00 · cli',
-    '- [preference] Drinks the morning coffee black, without sugar #coffee ^f-aaaaaaaaa1',
-    '- [decision] Publishes the site from the main branch every Friday ^f-aaaaaaaaa3',
-    '',
-  ].join('\n'),
-  '2_Areas/Coffee.md': ['# Coffee', '', '## Brewing', '', '- Pour-over at 94 degrees, a 1:16 ratio', ''].join('\n'),
-  '2_Areas/Publishing.md': ['# Publishing', '', '## How to publish a site', '', 'Build, then publish the site with one command.', ''].join('\n'),
-};
 
 /**
  * The CLI installed in `dir` as a package with its dependencies: its bundle, package.json, and node_modules
@@ -58,7 +47,7 @@ describe('loading LanceDB', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vk-test-'));
     root = await initVault(path.join(dir, 'vault'));
-    await writeTree(root, FILES);
+    await writeTree(root, SEARCH_VAULT_FILES);
     const built = await runCli(['--vault', root, 'reindex', '--clear', '--json']);
     expect(built.code, built.stderr).toBe(0);
   });
