@@ -3,7 +3,7 @@
  * "The CLI bundle"). Every ES module file costs Node a resolve, a read and a compile: a CLI search loaded
  * some forty of ours before LanceDB's. Here the modules such a search loads when no daemon answers are one
  * chunk, each command's own code stays in chunks loaded only when that command runs, and packages stay
- * external (installed beside the package as usual) except commander and stopword, which are small and
+ * external (installed beside the package as usual) except commander, stopword and porter2, which are small and
  * loaded by every command or by search. `npm run build` runs this after tsc; dist/ keeps the compiled
  * modules for the library API.
  */
@@ -14,7 +14,7 @@ import { rolldown } from 'rolldown';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const OUT = path.join(ROOT, 'dist', 'bin');
-const BUNDLED_PACKAGES = new Set(['commander', 'stopword']);
+const BUNDLED_PACKAGES = new Set(['commander', 'stopword', 'porter2']);
 /**
  * What a search loads in process: these modules and everything they import statically form the chunk.
  * A module added here must import no package statically (checked below), or every search would load it.

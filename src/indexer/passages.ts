@@ -17,16 +17,19 @@ export function liveFacts(content: Uint8Array | string, date: string, tombstones
   return parseLog(content, date).facts.filter((fact) => !tombstones.hasId(fact.id) && !tombstones.repeats(fact.text));
 }
 
-/** Each fact's passage, by fact id. `facts`: one log's live facts, in file order. */
-export function passagesOf(facts: readonly Fact[]): Map<string, string> {
+/**
+ * Each fact's passage, by fact id. `facts`: one log's live facts, in file order; `texts`: what stands for each
+ * in a passage (its text, or its index terms: terms.ts), the non-empty ones joined by `separator`.
+ */
+export function passagesOf(facts: readonly Fact[], texts: readonly string[] = facts.map((fact) => fact.text), separator = '\n'): Map<string, string> {
   const out = new Map<string, string>();
   facts.forEach((fact, index) => {
     const passage: string[] = [];
     for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
       const other = facts[i];
-      if (other !== undefined && other.batch === fact.batch) passage.push(other.text);
+      if (other !== undefined && other.batch === fact.batch && texts[i] !== '') passage.push(texts[i]!);
     }
-    out.set(fact.id, passage.join('\n'));
+    out.set(fact.id, passage.join(separator));
   });
   return out;
 }

@@ -11,6 +11,7 @@ import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { liveFacts, passagesOf } from './passages.js';
 import { onlyStopWords } from './query.js';
 import type { IndexRow } from './rows.js';
+import { indexTerms } from './terms.js';
 import { splitStatements } from './statements.js';
 import { LOG_PATH_RE, sourceKind } from './sources.js';
 import { CITATION_RE } from '../text/citation.js';
@@ -47,11 +48,15 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
   const facts = liveFacts(content, date, tombstones);
-  const passages = passagesOf(facts);
+  // The full-text fields hold index terms (terms.ts): each fact's text is analyzed once, and its passage is
+  // joined from its neighbours' terms, the same terms as analyzing the joined texts.
+  const terms = facts.map((fact) => indexTerms(fact.text));
+  const passages = passagesOf(facts, terms, ' ');
   // The day's words rank too, in both fields: questions name dates ("in May 2023"); measured in docs/benchmarks.md.
-  const when = dateWords(date);
+  const when = indexTerms(dateWords(date));
   const rows: IndexRow[] = [];
-  for (const fact of facts) {
+  for (let index = 0; index < facts.length; index++) {
+    const fact = facts[index]!;
     if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
     rows.push({
       key: `f:${rel}#${fact.id}`,
@@ -73,8 +78,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       archived: false,
       citations: [],
       text: fact.text,
-      content: [fact.text, ...fact.tags, when].join(' '),
-      context: `${passages.get(fact.id) ?? fact.text}\n${when}`,
+      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), when]),
+      context: joinTerms([passages.get(fact.id)!, when]),
       subject: keyedSubject(fact.text) ?? '',
     });
   }
@@ -131,8 +136,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: `${own}${when}`,
-          context: `${context.join('\n')}${when}`,
+          content: indexTerms(`${own}${when}`),
+          context: indexTerms(`${context.join('\n')}${when}`),
         }),
       );
     }
@@ -155,8 +160,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
           heading_path: headingPath,
           citations: [],
           text,
-          content: text.replace(/^#{1,6}\s+/gm, ''),
-          context: [page.title, page.aliases.join(' ')].filter((s) => s !== '').join('\n'),
+          content: indexTerms(text),
+          context: indexTerms(`${page.title}\n${page.aliases.join(' ')}`),
         }),
       );
     }
@@ -200,6 +205,11 @@ function pageRow(base: PageFields, own: PageRowFields): IndexRow {
   };
 }
 
+/** Index terms joined, the empty left out. */
+function joinTerms(parts: readonly string[]): string {
+  return parts.filter((part) => part !== '').join(' ');
+}
+
 /** The newest date the lines cite among facts not forgotten, or null. */
 function newestDate(lines: readonly string[], tombstones: TombstoneSet): string | null {
   let date: string | null = null;
@@ -213,7 +223,7 @@ function newestDate(lines: readonly string[], tombstones: TombstoneSet): string 
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-/** A date as the words a question uses for it: "8 May 2023" (the full-text index ignores case). */
+/** A date as the words a question uses for it: "8 May 2023". */
 function dateWords(date: string): string {
   const [year, month, day] = date.split('-').map(Number);
   return `${day} ${MONTHS[month! - 1]} ${year}`;

@@ -14,6 +14,7 @@ import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { readBatch, readIpc, type ResultRows } from './result-rows.js';
+import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
 
 export type { StoredRow } from './columns.js';
@@ -28,7 +29,20 @@ export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
  * Without token positions: search asks LanceDB for words only (phrases are checked in search.ts), and a
  * BM25 score does not use positions; the index builds faster and is smaller (docs/benchmarks.md).
  */
-const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, asciiFolding: true, lowercase: true, withPosition: false } as const;
+/**
+ * The full-text columns hold index terms, already cut, lower-cased, stemmed and without stop words (terms.ts):
+ * the index splits them at spaces and folds accents, the one step of LanceDB's English analyzer left to it.
+ * No length limit: the long words were dropped before lower case, as LanceDB's analyzer drops them.
+ */
+export const FTS_OPTIONS = {
+  baseTokenizer: 'whitespace',
+  lowercase: false,
+  stem: false,
+  removeStopWords: false,
+  asciiFolding: true,
+  maxTokenLength: 1_000,
+  withPosition: false,
+} as const;
 
 /** What the full-text list searches for: words OR-ed over the content, and over the context field at a lower weight. */
 export interface TextQuery {
@@ -189,9 +203,10 @@ export class IndexStore {
    * left fewer than `limit` of a full list, so the hits are the same either way.
    */
   async fullText(query: TextQuery, filter: { where: string | null; archived: boolean }, limit: number): Promise<Hit[]> {
-    if ((await this.current()) === null || query.terms.length === 0) return [];
+    // The query's words become terms as the rows' text did; words that are all stop words find nothing.
+    const words = indexTerms(query.terms.join(' '));
+    if ((await this.current()) === null || words === '') return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
-    const words = query.terms.join(' ');
     const run = async (where: string | null): Promise<ShownHit[]> => {
       const { hits, enough } = await ranked(async (size) => {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');

@@ -5,6 +5,7 @@
  * rebuild and on an update that changes, adds and removes files.
  */
 import { describe, expect, it } from 'vitest';
+import { indexTerms } from '../../src/indexer/terms.js';
 import { runJson } from '../helpers/cli.js';
 import { changeProjectionVault, makeProjectionVault, projectionState } from '../helpers/projection-vault.js';
 import { useTempDir } from '../helpers/tmp.js';
@@ -56,7 +57,7 @@ describe('projection workers', () => {
     expect(updatedPooled.workers).toBe(1);
     expect(updatedPooled).toEqual({ ...updatedAlone, workers: 1, ms: updatedPooled.ms });
     const after = await projectionState(alone.root);
-    expect(after.rows.filter((row) => String(row.content).startsWith('A late ferry to Porto'))).toHaveLength(1);
+    expect(after.rows.filter((row) => String(row.content).startsWith(indexTerms('A late ferry to Porto')))).toHaveLength(1);
     expect(await projectionState(pooled.root)).toEqual(after);
   }, 120_000);
 });
