@@ -102,6 +102,13 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const base: PageFields = { kind, path: rel, tags: page.tags, title: page.title, page_type: page.frontmatter.type ?? '', status: page.frontmatter.status ?? '', archived };
   const rows: IndexRow[] = [];
+  // Index terms by line: a section's heading lines and a cited fact's passage stand in the context of many statements.
+  const lineTerms = new Map<string, string>();
+  const termsOf = (line: string): string => {
+    let terms = lineTerms.get(line);
+    if (terms === undefined) lineTerms.set(line, (terms = indexTerms(line)));
+    return terms;
+  };
   let statementCount = 0;
   for (const chunk of chunks) {
     if (kind === 'core' && GENERATED_CORE_SECTIONS.includes(chunk.heading ?? '')) continue;
@@ -123,7 +130,8 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
       const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), own].filter((l) => l !== ''))];
       const line = chunk.startLine + statement.start;
       const date = (cites ? newestDate([statement.text], tombstones) : null) ?? sectionDate;
-      const when = date === null ? '' : `\n${dateWords(date)}`;
+      const when = date === null ? '' : termsOf(dateWords(date));
+      const ownTerms = indexTerms(own);
       rows.push(
         pageRow(base, {
           key: kind === 'core' ? `c:${line}` : `p:${rel}#${line}`,
@@ -136,8 +144,9 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: indexTerms(`${own}${when}`),
-          context: indexTerms(`${context.join('\n')}${when}`),
+          content: joinTerms([ownTerms, when]),
+          // The terms of the joined lines, each line's found once.
+          context: joinTerms([...context.map((l) => (l === own ? ownTerms : termsOf(l))), when]),
         }),
       );
     }

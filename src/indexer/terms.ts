@@ -21,11 +21,20 @@ const STOP_WORDS = new Set([
 /** tantivy's RemoveLongFilter as LanceDB sets it: a word of this many UTF-8 bytes or more is not indexed. */
 const MAX_WORD_BYTES = 40;
 
-/** A run of what Rust's char::is_alphanumeric accepts. */
-const WORD_RE = /[\p{Alphabetic}\p{N}]+/gu;
+/** One character that Rust's char::is_alphanumeric accepts (tantivy's simple tokenizer cuts words at the others). */
+const WORD_CHAR_RE = /^[\p{Alphabetic}\p{N}]$/u;
 
-/** For each ASCII code, whether it is a letter or a digit. */
-const ASCII_WORD: Uint8Array = Uint8Array.from({ length: 128 }, (_, code) => (/[A-Za-z0-9]/.test(String.fromCharCode(code)) ? 1 : 0));
+/**
+ * For each UTF-16 code unit, whether it is a letter or digit: 1 yes, 2 no, 0 not looked up yet (a vault uses
+ * few of the 65,536). Surrogates stay 0: a pair is looked up as one character, a lone one is not a word's.
+ */
+const WORD_UNIT = new Uint8Array(0x10000);
+
+function isWordUnit(code: number): boolean {
+  let known = WORD_UNIT[code]!;
+  if (known === 0) WORD_UNIT[code] = known = WORD_CHAR_RE.test(String.fromCharCode(code)) ? 1 : 2;
+  return known === 1;
+}
 
 /** A word's term ('' when it is not indexed), by the word as written. Cleared when it grows past a vault's vocabulary. */
 const memo = new Map<string, string>();
@@ -47,27 +56,31 @@ export function termOf(word: string): string {
 
 /** The text's terms in order, space-separated: what the index's whitespace tokenizer reads back as the same terms. */
 export function indexTerms(text: string): string {
-  let out = '';
-  const push = (word: string): void => {
-    const term = termOf(word);
-    if (term !== '') out = out === '' ? term : `${out} ${term}`;
-  };
-  // ASCII text (nearly all of it) is cut by hand; anything else by the Unicode classes.
+  // Joined once at the end: a string built term by term is a rope that writing the column flattens again.
+  const out: string[] = [];
   let start = -1;
   for (let at = 0; at <= text.length; at++) {
     const code = at === text.length ? 0x20 : text.charCodeAt(at);
-    if (code >= 0x80) {
-      for (const match of text.slice(start < 0 ? at : start).matchAll(WORD_RE)) push(match[0]);
-      return out;
+    let inWord: boolean;
+    if (code < 0xd800 || code >= 0xe000) inWord = isWordUnit(code);
+    else {
+      const low = text.charCodeAt(at + 1);
+      inWord = code < 0xdc00 && low >= 0xdc00 && low < 0xe000 && WORD_CHAR_RE.test(text.slice(at, at + 2));
+      if (inWord) {
+        if (start < 0) start = at;
+        at++; // the pair's second half
+        continue;
+      }
     }
-    if (ASCII_WORD[code] === 1) {
+    if (inWord) {
       if (start < 0) start = at;
     } else if (start >= 0) {
-      push(text.slice(start, at));
+      const term = termOf(text.slice(start, at));
+      if (term !== '') out.push(term);
       start = -1;
     }
   }
-  return out;
+  return out.join(' ');
 }
 
 /** Lower case per character, as tantivy's LowerCaser: JavaScript's would make a word-final Σ a final sigma. */

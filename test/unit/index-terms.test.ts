@@ -1,5 +1,5 @@
 /**
- * The index terms (terms.ts) of known words, and the hand-cut ASCII path against the Unicode classes. That the
+ * The index terms (terms.ts) of known words, and the hand-cut words against the Unicode classes. That the
  * terms are LanceDB's own is checked against LanceDB in test/e2e/index-terms.test.ts.
  */
 import fc from 'fast-check';
@@ -37,8 +37,11 @@ describe('index terms', () => {
     expect(indexTerms('pour-over ratio 1:15')).toBe('pour over ratio 1 15');
   });
 
-  it('cuts ASCII text by hand as the Unicode classes cut it, with other text before, after or between', () => {
-    const piece = fc.constantFrom('Running', 'the', 'be', 'Lisbon', "'s", ' ', '\n', '-', '.', '#tag', '42', 'café', 'ΟΔΟΣ', '東京', '😀', 'x'.repeat(40), '_', '`');
+  it('cuts text by hand as the Unicode classes cut it, whatever the script, pairs of surrogates or lone ones', () => {
+    const piece = fc.constantFrom(
+      'Running', 'the', 'be', 'Lisbon', "'s", ' ', '\n', '-', '.', '#tag', '42', 'café', 'ΟΔΟΣ', '東京', '😀', 'x'.repeat(40), '_', '`', '—', '“',
+      '𝐀𝐁ing', '𐐷', '\ud835', '\udc00', '٣', '\u00a0',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');
