@@ -23,15 +23,21 @@ export function liveFacts(content: Uint8Array | string, date: string, tombstones
  */
 export function passagesOf(facts: readonly Fact[], texts: readonly string[] = facts.map((fact) => fact.text), separator = '\n'): Map<string, string> {
   const out = new Map<string, string>();
-  facts.forEach((fact, index) => {
-    const passage: string[] = [];
-    for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
-      const other = facts[i];
-      if (other !== undefined && other.batch === fact.batch && texts[i] !== '') passage.push(texts[i]!);
-    }
-    out.set(fact.id, passage.join(separator));
-  });
+  for (let index = 0; index < facts.length; index++) out.set(facts[index]!.id, passageAt(facts, index, separator, texts));
   return out;
+}
+
+/** The passage of the fact at `index` (passagesOf; `texts` by default the facts' own). */
+function passageAt(facts: readonly Fact[], index: number, separator: string, texts?: readonly string[]): string {
+  const fact = facts[index]!;
+  const passage: string[] = [];
+  for (let i = Math.max(0, index - CONTEXT_NEIGHBOURS); i <= index + CONTEXT_NEIGHBOURS; i++) {
+    const other = facts[i];
+    if (other === undefined || other.batch !== fact.batch) continue;
+    const text = texts === undefined ? other.text : texts[i]!;
+    if (text !== '') passage.push(text);
+  }
+  return passage.join(separator);
 }
 
 const CITED_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^f-/g;
@@ -48,10 +54,12 @@ export function citedDates(content: Uint8Array | string): Set<string> {
 /**
  * The passages of the facts pages cite, read from their logs on demand and kept for one indexing run.
  * A page's rows depend on them as well as on the page; logs only grow, so a cited fact's passage
- * changes only when a person edits its log by hand (then `reindex --clear` refreshes it).
+ * changes only when a person edits its log by hand (then `reindex --clear` refreshes it). A log read here
+ * is parsed once: a cited fact's passage is joined when asked for, and the log's projection, later in the
+ * same run, takes its facts from here when the file still holds the same bytes (`factsOf`).
  */
 export class PassageReader {
-  private readonly byDate = new Map<string, Map<string, string>>();
+  private readonly byDate = new Map<string, { content: Buffer; facts: Fact[]; at: Map<string, number> | null }>();
 
   constructor(
     private readonly root: string,
@@ -62,18 +70,29 @@ export class PassageReader {
   load(dates: Iterable<string>): void {
     for (const date of dates) {
       if (this.byDate.has(date)) continue;
-      let content: Buffer | string = '';
+      let content = Buffer.alloc(0);
       try {
         content = readFileSync(path.join(this.root, logRelPath(date))); // synchronous, as the indexer reads (reindex.ts)
       } catch {
         // no passages
       }
-      this.byDate.set(date, passagesOf(liveFacts(content, date, this.tombstones)));
+      this.byDate.set(date, { content, facts: liveFacts(content, date, this.tombstones), at: null });
     }
   }
 
   /** The passage of a cited fact, '' when its log was not loaded or does not hold it. */
   get(date: string, id: string): string {
-    return this.byDate.get(date)?.get(id) ?? '';
+    const log = this.byDate.get(date);
+    if (log === undefined) return '';
+    log.at ??= new Map(log.facts.map((fact, index) => [fact.id, index]));
+    const index = log.at.get(id);
+    return index === undefined ? '' : passageAt(log.facts, index, '\n');
+  }
+
+  /** The live facts of the log of `date` as read here, when `content` is what was read; else undefined. */
+  factsOf(date: string, content: Uint8Array | string): readonly Fact[] | undefined {
+    const log = this.byDate.get(date);
+    if (log === undefined || typeof content === 'string' || !log.content.equals(content)) return undefined;
+    return log.facts;
   }
 }

@@ -102,6 +102,7 @@ export class ChunkProjector {
         tombstones: this.tombstones,
         cited: this.cited,
         passage: (date, id) => this.passages.get(date, id),
+        parsedLog: (date, bytes) => this.passages.factsOf(date, bytes),
       });
       if (file.previous === undefined) {
         const start = toAdd.length;

@@ -8,6 +8,7 @@ import { keyedSubject } from '../text/keyed.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
+import type { Fact } from '../logs/factlog.js';
 import { liveFacts, passagesOf } from './passages.js';
 import { onlyStopWords } from './query.js';
 import type { IndexRow } from './rows.js';
@@ -30,6 +31,8 @@ export interface ProjectionInputs {
   cited: ReadonlySet<string>;
   /** The passage of a fact a page cites (passages.ts), '' when unknown: a page line is findable by it as the fact was. */
   passage?: (date: string, id: string) => string;
+  /** A log's live facts when already parsed from these bytes in this run (passages.ts, PassageReader.factsOf). */
+  parsedLog?: (date: string, content: Uint8Array | string) => readonly Fact[] | undefined;
 }
 
 export interface Projection {
@@ -44,10 +47,10 @@ export function projectFile(rel: string, content: Uint8Array | string, inputs: P
   return projectPage(rel, content, inputs, kind);
 }
 
-function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited }: ProjectionInputs): IndexRow[] {
+function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited, parsedLog }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
-  const facts = liveFacts(content, date, tombstones);
+  const facts = parsedLog?.(date, content) ?? liveFacts(content, date, tombstones);
   // The full-text fields hold index terms (terms.ts): each fact's text is analyzed once, and its passage is
   // joined from its neighbours' terms, the same terms as analyzing the joined texts.
   const terms = facts.map((fact) => indexTerms(fact.text));

@@ -80,3 +80,20 @@ describe('ChunkProjector: the hashes of a new file', () => {
     }
   });
 });
+
+describe('ChunkProjector: a log read for a page citation', () => {
+  it('is projected from the facts read for the page when its bytes are the same, and parsed again when they are not', async () => {
+    const { projector, files } = await setUp();
+    const [page, core, log] = files as [ChunkFile, ChunkFile, ChunkFile];
+    const alone = new ChunkProjector({ root: await tempDir(), journal: JOURNAL, tombstones: [], cited: [] }); // reads no log of its own
+    // Pages first (the log is read and parsed for the citation), then the log: the rows of projecting it alone.
+    const reused = projector.project([page, core, log], 'rows').rows!.filter((row) => row.kind === 'fact');
+    expect(reused.map((row) => row.text)).toEqual(['Prefers a double ristretto', 'Owns a grinder']);
+    expect(reused).toEqual(alone.project([log], 'rows').rows);
+    // The log grew since the page's citation read it: its rows are those of the bytes given, not of the read.
+    const grown = { ...log, content: Buffer.concat([log.content, Buffer.from('- [fact] Bought a scale ^f-cccccccccc\n')]) };
+    const fresh = projector.project([grown], 'rows').rows!;
+    expect(fresh.map((row) => row.text)).toEqual(['Prefers a double ristretto', 'Owns a grinder', 'Bought a scale']);
+    expect(fresh).toEqual(alone.project([grown], 'rows').rows);
+  });
+});
