@@ -187,4 +187,26 @@ describe('a corrupt index heals', () => {
     expect(found.stderr).toBe('');
     expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results[0]?.text).toMatch(/heron nests/);
   }, 120_000);
+
+  it('plain reindex finds damage in the data file an update added, not only in the first one', async () => {
+    const dir = await tempDir();
+    const root = await initVault(dir);
+    expect((await runCli(['remember', 'The heron nests by the quarry lake'], { cwd: root })).code).toBe(0);
+    expect((await runCli(['reindex', '--clear', '--json'], { cwd: root })).code).toBe(0);
+    const before = new Set(await readdir(path.join(root, TABLE, 'data')));
+    // An update adds its row in a fragment of its own, with its own data file.
+    expect((await runCli(['remember', 'Aurora prefers green tea over coffee'], { cwd: root })).code).toBe(0);
+    const updated = await runCli(['reindex', '--json'], { cwd: root });
+    expect(JSON.parse(updated.stdout)).toMatchObject({ added: 1, rebuilt: null });
+    const added = (await readdir(path.join(root, TABLE, 'data'))).filter((name) => !before.has(name));
+    expect(added).toHaveLength(1);
+    await writeFile(path.join(root, TABLE, 'data', added[0]!), Buffer.alloc(300, 7));
+
+    const plain = await runCli(['reindex', '--json'], { cwd: root });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ facts: 2, rebuilt: expect.stringMatching(/could not be read/) });
+    expectNoStack(plain.stderr);
+    const found = await runCli(['search', 'green tea', '--json'], { cwd: root });
+    expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results.map((r) => r.text)).toContain('Aurora prefers green tea over coffee');
+  }, 120_000);
 });
