@@ -118,7 +118,8 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
 
   const facts: Fact[] = [];
   const skipped: SkippedLine[] = [];
-  const bodies: { line: number; time: string; batch: number; source: string; body: FactBody; excerpt: string }[] = [];
+  // The line itself is kept, its excerpt made only if the line is reported (most never are).
+  const bodies: { line: number; time: string; batch: number; source: string; body: FactBody; text: string }[] = [];
   let time = '';
   let batch = 0;
   let source = '';
@@ -146,7 +147,7 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
       skipped.push({ line: lineNo, reason: fact.reason, excerpt: excerpt(line) });
       return;
     }
-    bodies.push({ line: lineNo, time, batch, source, body: fact, excerpt: excerpt(line) });
+    bodies.push({ line: lineNo, time, batch, source, body: fact, text: line });
   });
 
   // Ids written in the file are claimed first (the first line with an id keeps it), so a line a person
@@ -158,12 +159,17 @@ export function parseLog(content: string | Uint8Array, date: string): ParsedLog 
     if (claimed.has(body.id)) repeated.add(line);
     else claimed.add(body.id);
   }
-  const ordinals = new Map<string, number>();
-  for (const { line, time, batch, source, body, excerpt } of bodies) {
-    const key = `${time}\u0000${source}\u0000${body.written}`;
-    const ordinal = ordinals.get(key) ?? 0;
-    ordinals.set(key, ordinal + 1);
-    if (repeated.has(line)) skipped.push({ line, reason: `duplicate id ^${body.id}; read with a derived id`, excerpt });
+  // A derived id counts the lines of the same batch and text before it; when every line has its own id
+  // (what the program writes) none is derived, and the count is not kept.
+  const ordinals = repeated.size > 0 || bodies.some(({ body }) => body.id === undefined) ? new Map<string, number>() : null;
+  for (const { line, time, batch, source, body, text } of bodies) {
+    let ordinal = 0;
+    if (ordinals !== null) {
+      const key = `${time}\u0000${source}\u0000${body.written}`;
+      ordinal = ordinals.get(key) ?? 0;
+      ordinals.set(key, ordinal + 1);
+    }
+    if (repeated.has(line)) skipped.push({ line, reason: `duplicate id ^${body.id}; read with a derived id`, excerpt: excerpt(text) });
     const explicitId = body.id !== undefined && !repeated.has(line);
     let id = explicitId ? body.id : undefined;
     if (id === undefined) {
