@@ -13,7 +13,7 @@ import type { WorkerRequest } from './project-worker.js';
 
 /**
  * Below this many bytes to project, a worker costs more than it saves: on a quiet machine the Dendron notes
- * (2.2 MB) built no faster with one and used 0.35 s more CPU; the 100k vault (11 MB) built 7% faster (docs/benchmarks.md).
+ * (2.2 MB) built no faster with one and used 0.35 s more CPU (docs/benchmarks.md).
  */
 export const POOL_MIN_BYTES = 4_000_000;
 /** Chunks per thread: enough that the threads finish close together, few enough that each is worth a message. */
@@ -21,13 +21,15 @@ const CHUNKS_PER_THREAD = 8;
 
 /**
  * How many workers to start for `bytes` of files to project: `forced` (VAULTKEEPER_INDEX_WORKERS, for tests
- * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES when a core is idle. A
- * worker costs CPU of its own (its start, its modules, code compiled again: +0.3–0.5 s on 1,000 notes), which
- * pays only on a core nothing else wants: with the 2 cores' load average at 11 a worker made every rebuild slower.
+ * and measuring) when set, else one beside the indexer's thread above POOL_MIN_BYTES when a core is left idle
+ * besides this thread's and one for LanceDB's and V8's helper threads. A worker costs CPU of its own (its start,
+ * its modules, code compiled again: +0.3–0.5 s on 1,000 notes), which pays only on a core nothing else wants:
+ * on 2 idle cores the 100k rebuild took 4% longer with one and 21% more CPU, since the index terms are computed
+ * in JavaScript (docs/benchmarks.md); with the load average at 11 a worker made every rebuild slower.
  */
 export function poolSize(bytes: number, forced: number | undefined, machine = { cores: os.availableParallelism(), load: os.loadavg()[0] ?? 0 }): number {
   if (forced !== undefined) return forced;
-  return bytes >= POOL_MIN_BYTES && machine.cores >= 2 && machine.load < machine.cores ? 1 : 0;
+  return bytes >= POOL_MIN_BYTES && machine.cores - machine.load >= 3 ? 1 : 0;
 }
 
 /** VAULTKEEPER_INDEX_WORKERS as a count of workers, or undefined when unset or not a whole number. */

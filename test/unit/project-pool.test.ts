@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { POOL_MIN_BYTES, chunksOf, poolSize } from '../../src/indexer/project-pool.js';
 
 describe('poolSize', () => {
-  const idle = { cores: 2, load: 0.4 };
-  it('starts one worker for a large pass on a machine with an idle core, none for a small one', () => {
+  const idle = { cores: 4, load: 0.4 };
+  it('starts one worker for a large pass on a machine with a core to spare, none for a small one', () => {
     expect(poolSize(POOL_MIN_BYTES, undefined, idle)).toBe(1);
     expect(poolSize(POOL_MIN_BYTES - 1, undefined, idle)).toBe(0);
   });
 
-  it('starts none when the cores are busy or there is one core', () => {
-    expect(poolSize(10 * POOL_MIN_BYTES, undefined, { cores: 2, load: 2.5 })).toBe(0);
+  it('starts none when the cores are busy, or there are two or one: the indexer and LanceDB take them', () => {
+    expect(poolSize(10 * POOL_MIN_BYTES, undefined, { cores: 4, load: 1.5 })).toBe(0);
+    expect(poolSize(10 * POOL_MIN_BYTES, undefined, { cores: 2, load: 0 })).toBe(0);
     expect(poolSize(10 * POOL_MIN_BYTES, undefined, { cores: 1, load: 0 })).toBe(0);
   });
 
