@@ -116,7 +116,9 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
   for (const chunk of chunks) {
     if (kind === 'core' && GENERATED_CORE_SECTIONS.includes(chunk.heading ?? '')) continue;
     const headingPath = chunk.headingPath.join(' > ');
-    const heading = [page.title, headingPath === page.title ? '' : headingPath, page.aliases.join(' ')].filter((s) => s !== '');
+    // The context's first lines, the same for every statement of the section, distinct, and their terms.
+    const heading = [...new Set([page.title, headingPath === page.title ? '' : headingPath, page.aliases.join(' ')].filter((s) => s !== ''))];
+    const headingTerms = joinTerms(heading.map(termsOf));
     const sectionDate = newestDate(chunk.lines, tombstones);
     const statements = splitStatements(chunk.lines, { listOnly: kind === 'core' });
     statementCount += statements.length;
@@ -130,11 +132,17 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
       // facts were before the dream (the page's own neighbouring lines cost precision: docs/benchmarks.md).
       const passages = cites ? [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '') : [];
       const own = cites ? statement.text.replace(CITATION_RE, '') : statement.text;
-      const context = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), own].filter((l) => l !== ''))];
       const line = chunk.startLine + statement.start;
       const date = (cites ? newestDate([statement.text], tombstones) : null) ?? sectionDate;
       const when = date === null ? '' : termsOf(dateWords(date));
       const ownTerms = indexTerms(own);
+      // The terms of the heading lines, the cited facts' passage lines and its own line, each line once.
+      let context: string;
+      if (passages.length === 0) context = joinTerms([headingTerms, own === '' || heading.includes(own) ? '' : ownTerms, when]);
+      else {
+        const lines = [...new Set([...heading, ...passages.flatMap((p) => p.split('\n')), own].filter((l) => l !== ''))];
+        context = joinTerms([...lines.map((l) => (l === own ? ownTerms : termsOf(l))), when]);
+      }
       rows.push(
         pageRow(base, {
           key: kind === 'core' ? `c:${line}` : `p:${rel}#${line}`,
@@ -148,8 +156,7 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
           citations,
           text: statement.text,
           content: joinTerms([ownTerms, when]),
-          // The terms of the joined lines, each line's found once.
-          context: joinTerms([...context.map((l) => (l === own ? ownTerms : termsOf(l))), when]),
+          context,
         }),
       );
     }
