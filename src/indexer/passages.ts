@@ -21,7 +21,7 @@ export function liveFacts(content: Uint8Array | string, date: string, tombstones
  * Each fact's passage, by fact id. `facts`: one log's live facts, in file order; `texts`: what stands for each
  * in a passage (its text, or its index terms: terms.ts), the non-empty ones joined by `separator`.
  */
-export function passagesOf(facts: readonly Fact[], texts: readonly string[] = facts.map((fact) => fact.text), separator = '\n'): Map<string, string> {
+export function passagesOf(facts: readonly Fact[], texts: readonly string[], separator: string): Map<string, string> {
   const out = new Map<string, string>();
   for (let index = 0; index < facts.length; index++) out.set(facts[index]!.id, passageAt(facts, index, separator, texts));
   return out;
