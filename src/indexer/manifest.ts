@@ -17,9 +17,9 @@ export const ROWS_FILE = '.vaultkeeper/index-rows.json';
 /**
  * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
  * is one `shown` column (store.ts); 5: the row hashes live in their own file; 6: a row's hash is of its
- * stored values, not of its JSON; 7: of their UTF-8 bytes, each after its length (row-hash.ts); 8: the full-text columns hold the terms computed
- * here (terms.ts), not text for LanceDB to stem. An older
- * index is rebuilt: its hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
+ * stored values, not of its JSON; 7: of their UTF-8 bytes, each after its length (row-hash.ts); 8: the
+ * full-text columns hold index terms (terms.ts), not text for LanceDB to stem. An older index is rebuilt: its
+ * hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
  */
 const VERSION = 8;
 

@@ -26,13 +26,11 @@ export type Hit = Pick<IndexRow, (typeof HIT_FIELDS)[number]> & {
   raw: number;
 };
 /**
- * Without token positions: search asks LanceDB for words only (phrases are checked in search.ts), and a
- * BM25 score does not use positions; the index builds faster and is smaller (docs/benchmarks.md).
- */
-/**
  * The full-text columns hold index terms, already cut, lower-cased, stemmed and without stop words (terms.ts):
  * the index splits them at spaces and folds accents, the one step of LanceDB's English analyzer left to it.
  * No length limit: the long words were dropped before lower case, as LanceDB's analyzer drops them.
+ * Without token positions: search asks LanceDB for words only (phrases are checked in search.ts), and a
+ * BM25 score does not use positions; the index builds faster and is smaller (docs/benchmarks.md).
  */
 export const FTS_OPTIONS = {
   baseTokenizer: 'whitespace',
