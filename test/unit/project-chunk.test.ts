@@ -97,3 +97,17 @@ describe('ChunkProjector: a log read for a page citation', () => {
     expect(fresh).toEqual(alone.project([grown], 'rows').rows);
   });
 });
+
+describe('ChunkProjector: a forgotten fact in a log read for a page citation', () => {
+  it('stays out of the log rows taken from that read, as from a read of its own', async () => {
+    const { files } = await setUp();
+    const [page, core, log] = files as [ChunkFile, ChunkFile, ChunkFile];
+    const root = await tempDir();
+    const tombstones = [{ id: 'f-bbbbbbbbbb', text: 'Owns a grinder', at: '2026-05-02T00:00:00Z' }];
+    const projector = new ChunkProjector({ root, journal: JOURNAL, tombstones, cited: [] });
+    await writeTree(root, { 'logs/2026-05-01.md': LOG });
+    const rows = projector.project([page, core, log], 'rows').rows!.filter((row) => row.kind === 'fact');
+    expect(rows.map((row) => row.text)).toEqual(['Prefers a double ristretto']);
+    expect(rows.every((row) => !String(row.context).includes('grinder'))).toBe(true);
+  });
+});
