@@ -6,7 +6,6 @@
 import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { z } from 'zod';
 import { VaultkeeperError } from './errors.js';
 import { processAlive, processStartTime } from './process.js';
 import { confinedPath } from '../vault/confine.js';
@@ -98,7 +97,12 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 }
 
 /** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
-const Owner = z.object({ pid: z.number().int(), started: z.string(), dir: z.number(), born: z.string().optional() });
+interface Owner {
+  pid: number;
+  started: string;
+  dir: number;
+  born?: string;
+}
 
 /**
  * A lock directory's identity: its inode and its birth time in ns. The inode alone is not enough: a file
@@ -120,13 +124,22 @@ function sameDir(a: DirIdentity, b: { dir: number; born?: string | undefined }):
   return a.dir === b.dir && (b.born === undefined || b.born === '0' || a.born === '0' || a.born === b.born);
 }
 
-/** An owner record, or undefined for a torn or foreign file (then the lock's mtime decides). */
-function parseOwner(text: string): z.infer<typeof Owner> | undefined {
+/**
+ * An owner record, or undefined for a torn or foreign file (then the lock's mtime decides). Checked by hand:
+ * every `remember` takes a lock, and zod's modules cost it ~50 ms to load (docs/benchmarks.md).
+ */
+function parseOwner(text: string): Owner | undefined {
+  let value: unknown;
   try {
-    return Owner.safeParse(JSON.parse(text)).data;
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { pid, started, dir, born } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(pid) || typeof started !== 'string' || typeof dir !== 'number' || !Number.isFinite(dir)) return undefined;
+  if (born !== undefined && typeof born !== 'string') return undefined;
+  return { pid: pid as number, started, dir, ...(born === undefined ? {} : { born }) };
 }
 
 async function recordOwner(target: string, release: () => Promise<void>, lost: () => boolean): Promise<() => Promise<void>> {

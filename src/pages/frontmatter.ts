@@ -6,7 +6,6 @@
  * not parse is reported, never thrown, and the page is then read as if it had no frontmatter.
  */
 import { YAMLError } from 'yaml';
-import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
 import { parseFrontmatterYaml } from './frontmatter-yaml.js';
 import { isBlank } from './source.js';
@@ -33,34 +32,19 @@ const DELIMITER = '---';
 /** A block with more than this many blank characters in a row is refused (gray-matter, used up to 0.1, took quadratic time on one). */
 const MAX_BLANK_RUN = 2_000;
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value).trim());
-const optionalText = scalar
-  .pipe(z.string().min(1))
-  .optional()
-  .catch(() => undefined);
-
-/** A list written as a YAML list, or as one string separated by commas (and, for tags, spaces). */
-function listOf(separator: RegExp) {
-  const item = z.union([z.string(), z.number()]).transform((value) => String(value).split(separator));
-  return z
-    .union([item, z.array(z.unknown()).transform((values) => values.flatMap((value) => item.safeParse(value).data ?? []))])
-    .optional()
-    .catch(() => undefined)
-    .transform((values) => values ?? []);
-}
-
 const TAG_SEPARATOR = /[\s,]+/u;
 const ALIAS_SEPARATOR = /,/u;
 
-const FrontmatterSchema = z.object({
-  title: optionalText,
-  type: optionalText,
-  status: optionalText,
-  tags: listOf(TAG_SEPARATOR),
-  tag: listOf(TAG_SEPARATOR),
-  aliases: listOf(ALIAS_SEPARATOR),
-  alias: listOf(ALIAS_SEPARATOR),
-});
+/** The fields read, each of any shape a person may have typed (fieldsOf). */
+interface Fields {
+  title: string | undefined;
+  type: string | undefined;
+  status: string | undefined;
+  tags: string[];
+  tag: string[];
+  aliases: string[];
+  alias: string[];
+}
 
 function emptyFrontmatter(): Frontmatter {
   return { tags: [], aliases: [], raw: {} };
@@ -98,7 +82,7 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterResult {
 }
 
 export function normalizeFrontmatter(raw: Record<string, unknown>): Frontmatter {
-  const fields = textFields(raw) ?? schemaFields(raw);
+  const fields = fieldsOf(raw);
   const frontmatter: Frontmatter = {
     tags: unique([...fields.tags, ...fields.tag].map((tag) => tag.trim().replace(/^#+/u, '').trim())),
     aliases: unique([...fields.aliases, ...fields.alias].map((alias) => alias.trim())),
@@ -110,35 +94,39 @@ export function normalizeFrontmatter(raw: Record<string, unknown>): Frontmatter 
   return frontmatter;
 }
 
-type Fields = z.output<typeof FrontmatterSchema>;
-
-/** The fields as the schema reads them, whatever their shapes. */
-export function schemaFields(raw: Record<string, unknown>): Fields {
-  return FrontmatterSchema.parse(raw);
-}
-
 /**
- * The schema's reading when each field is absent or a string, as nearly every page writes them; undefined
- * otherwise (the schema reads the rest). A cold build reads a thousand pages, and zod's first thousand parses
- * cost it ~0.05 s of CPU (docs/benchmarks.md); test/unit/pages-frontmatter.test.ts holds the two equal.
+ * The fields, read leniently: a text field is a string, number or boolean, trimmed, and absent when empty; a list
+ * is one such value split at its separator, or a YAML list of them, other items dropped; any other shape reads as
+ * absent. Read by hand, not with a schema library: zod's modules cost every rebuild ~50 ms to load, and its first
+ * thousand parses ~0.05 s more (docs/benchmarks.md). test/unit/pages-frontmatter.test.ts holds this equal to the
+ * zod schema it replaced on thousands of generated values.
  */
-export function textFields(raw: Record<string, unknown>): Fields | undefined {
-  const { title, type, status, tags, tag, aliases, alias } = raw;
-  for (const value of [title, type, status, tags, tag, aliases, alias]) if (value !== undefined && typeof value !== 'string') return undefined;
+export function fieldsOf(raw: Record<string, unknown>): Fields {
   return {
-    title: nonEmpty(title as string | undefined),
-    type: nonEmpty(type as string | undefined),
-    status: nonEmpty(status as string | undefined),
-    tags: (tags as string | undefined)?.split(TAG_SEPARATOR) ?? [],
-    tag: (tag as string | undefined)?.split(TAG_SEPARATOR) ?? [],
-    aliases: (aliases as string | undefined)?.split(ALIAS_SEPARATOR) ?? [],
-    alias: (alias as string | undefined)?.split(ALIAS_SEPARATOR) ?? [],
+    title: text(raw.title),
+    type: text(raw.type),
+    status: text(raw.status),
+    tags: list(raw.tags, TAG_SEPARATOR),
+    tag: list(raw.tag, TAG_SEPARATOR),
+    aliases: list(raw.aliases, ALIAS_SEPARATOR),
+    alias: list(raw.alias, ALIAS_SEPARATOR),
   };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text === '' ? undefined : text;
+/** A finite number: YAML's `.nan` and `.inf` are no text a person meant. */
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'boolean' && !isNumber(value)) return undefined;
+  const trimmed = String(value).trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function list(value: unknown, separator: RegExp): string[] {
+  const item = (one: unknown): string[] => (typeof one === 'string' || isNumber(one) ? String(one).split(separator) : []);
+  return Array.isArray(value) ? value.flatMap(item) : item(value);
 }
 
 function failed(error: string): FrontmatterResult {

@@ -75,6 +75,26 @@ describe('the CLI bundle', () => {
     expect(ours.some((url) => /\/dist\/bin\/search-[\w-]+\.js$/.test(url))).toBe(true);
   });
 
+  it('loads no zod for a remember or a rebuild (its modules cost either ~50 ms), and no LanceDB or page parser for a remember', async () => {
+    const list = path.join(dir, 'modules.txt');
+    const packagesOf = (loaded: readonly string[]): Set<string> =>
+      new Set(loaded.filter((url) => url.includes('/node_modules/')).map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]!));
+    // The first run keys the config cache to this entry's validator (it loads yaml and zod then); the second is the everyday one.
+    await runListingModules(CLI, ['--vault', root, 'remember', 'Tea at four'], dir, list);
+    const remember = await runListingModules(CLI, ['--vault', root, 'remember', 'Tea at five'], dir, list);
+    expect(remember.code).toBe(0);
+    const remembered = packagesOf(remember.loaded);
+    expect(remembered).toContain('proper-lockfile'); // the run took its lock: the module list is the whole command's
+    for (const name of ['zod', '@lancedb/lancedb', 'markdown-it', 'yaml']) expect(remembered, name).not.toContain(name);
+
+    const rebuild = await runListingModules(CLI, ['--vault', root, 'reindex', '--clear', '--json'], dir, list);
+    expect(rebuild.code).toBe(0);
+    expect((JSON.parse(rebuild.stdout) as { rows: number }).rows).toBeGreaterThan(0);
+    const rebuilt = packagesOf(rebuild.loaded);
+    expect(rebuilt).toContain('markdown-it');
+    expect(rebuilt).not.toContain('zod');
+  });
+
   it('names the TypeScript sources in a --debug stack trace (source maps)', async () => {
     const debug = await runCli(['--vault', root, '--debug', 'forget', 'f-0000000000']);
     expect(debug.code).toBe(1);
