@@ -4,7 +4,9 @@
  * some forty of ours before LanceDB's. Here the modules such a search loads when no daemon answers are one
  * chunk, each command's own code stays in chunks loaded only when that command runs, and packages stay
  * external (installed beside the package as usual) except commander, stopword and porter2, which are small and
- * loaded by every command or by search. `npm run build` runs this after tsc; dist/ keeps the compiled
+ * loaded by every command or by search, and the page parser's markdown-it (with the five packages it imports) and
+ * js-yaml, which every rebuild loads: some thirty files that took a cold Dendron build ~5% of its wall time to
+ * resolve and read (docs/benchmarks.md). `npm run build` runs this after tsc; dist/ keeps the compiled
  * modules for the library API.
  */
 import { rm } from 'node:fs/promises';
@@ -14,7 +16,10 @@ import { rolldown } from 'rolldown';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const OUT = path.join(ROOT, 'dist', 'bin');
-const BUNDLED_PACKAGES = new Set(['commander', 'stopword', 'porter2']);
+const BUNDLED_PACKAGES = new Set([
+  'commander', 'stopword', 'porter2',
+  'markdown-it', 'mdurl', 'uc.micro', 'entities', 'linkify-it', 'punycode.js', 'js-yaml',
+]);
 /**
  * What a search loads in process: these modules and everything they import statically form the chunk.
  * A module added here must import no package statically (checked below), or every search would load it.
