@@ -82,6 +82,23 @@ describe('the write lock', () => {
     await release();
   });
 
+  it('reads a record of another shape as no record: a lock it names by a wrong-typed field is waited out, not taken over', async () => {
+    const root = await tempDir();
+    const { pid, started } = await deadProcess();
+    const dir = path.join(root, LOCKS, 'write.lock');
+    await mkdir(dir, { recursive: true });
+    const { ino, birthtimeNs } = await stat(dir, { bigint: true });
+    const valid = { pid, started, dir: Number(ino), born: String(birthtimeNs) };
+    // Each names the dead holder but one field has another type: taken as an owner record, the lock would go at once.
+    for (const record of [{ ...valid, pid: String(pid) }, { ...valid, pid: pid + 0.5 }, { ...valid, started: 7 }, { ...valid, dir: String(ino) }, { ...valid, born: 1 }, [valid], null]) {
+      await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify(record));
+      await expect(acquireLock(root, 'write', { waitMs: 300 }), JSON.stringify(record)).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    }
+    await writeFile(path.join(root, LOCKS, 'write.owner'), JSON.stringify(valid));
+    const release = await acquireLock(root, 'write', { waitMs: 0 });
+    await release();
+  });
+
   it('lets one waiter at a time take a dead lock over: a takeover in progress is waited for, one left by a killed waiter is cleared after 30 s', async () => {
     const root = await tempDir();
     await deadHolderLock(root);
