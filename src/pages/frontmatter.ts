@@ -95,9 +95,9 @@ export function normalizeFrontmatter(raw: Record<string, unknown>): Frontmatter 
 }
 
 /**
- * The fields, read leniently: a text field is a string, number or boolean, trimmed, and absent when empty; a list
- * is one such value split at its separator, or a YAML list of them, other items dropped; any other shape reads as
- * absent. Read by hand, not with a schema library: zod's modules cost every rebuild ~50 ms to load, and its first
+ * The fields, read leniently: a text field is a string, finite number or boolean, trimmed, and absent when empty;
+ * a list is a string or finite number split at its separator, or a YAML list of those (other items dropped); any
+ * other shape reads as absent. Read by hand, not with a schema library: zod's modules cost every rebuild ~50 ms to load, and its first
  * thousand parses ~0.05 s more (docs/benchmarks.md). test/unit/pages-frontmatter.test.ts holds this equal to the
  * zod schema it replaced on thousands of generated values.
  */
