@@ -17,31 +17,8 @@ const MAX_MARKS_COST = 50_000_000;
 const MAX_NESTING_COST = 50_000;
 const MAX_LINE_NESTING = 1_000;
 
-/**
- * A page of at most this many characters (each line's and its line break) is within every limit, whatever it
- * holds, as long as no line is longer than MAX_LINE_NESTING: its marks cost at most its size squared, under
- * MAX_MARKS_COST; its nesting cost at most its size; its size with LINE_SIZE a line at most 26 times that.
- */
-const SMALL_PAGE = Math.floor(Math.sqrt(MAX_MARKS_COST));
-
-/**
- * Why `lines` from `firstLine` on should not go through the markdown parser, or null when they may. A small
- * page (SMALL_PAGE) needs no scan of its characters: most pages are (~0.02 s of a cold Dendron build).
- */
+/** Why `lines` from `firstLine` on should not go through the markdown parser, or null when they may. */
 export function exceedsParserBudget(lines: readonly string[], firstLine = 1): string | null {
-  let size = 0;
-  let longest = 0;
-  for (let index = firstLine - 1; index < lines.length && size <= SMALL_PAGE; index++) {
-    const length = lines[index]!.length;
-    size += length + 1;
-    if (length > longest) longest = length;
-  }
-  if (size <= SMALL_PAGE && longest <= MAX_LINE_NESTING) return null;
-  return scanParserBudget(lines, firstLine);
-}
-
-/** exceedsParserBudget's reading of every character (exported for its test). */
-export function scanParserBudget(lines: readonly string[], firstLine = 1): string | null {
   let total = 0;
   let marksCost = 0;
   let nestingCost = 0;
