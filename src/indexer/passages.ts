@@ -40,59 +40,82 @@ function passageAt(facts: readonly Fact[], index: number, separator: string, tex
   return passage.join(separator);
 }
 
-const CITED_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^f-/g;
+const CITED_FACT_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 
 /** The log dates a page's citations name. */
 export function citedDates(content: Uint8Array | string): Set<string> {
-  // Most pages cite no fact: a byte search spares decoding them a second time (parsePage decodes them).
-  const bytes = typeof content === 'string' ? null : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  if (bytes !== null && !bytes.includes('#^f-')) return new Set();
-  const text = bytes === null ? (content as string) : bytes.toString('utf8');
-  return new Set([...text.matchAll(CITED_DATE_RE)].map((m) => m[1]!));
+  const text = citingText(content);
+  return text === null ? new Set() : new Set([...text.matchAll(CITED_FACT_RE)].map((m) => m[1]!));
 }
 
 /**
- * The passages of the facts pages cite, read from their logs on demand and kept for one indexing run.
- * A page's rows depend on them as well as on the page; logs only grow, so a cited fact's passage
- * changes only when a person edits its log by hand (then `reindex --clear` refreshes it). A log read here
- * is parsed once: a cited fact's passage is joined when asked for, and the log's projection, later in the
- * same run, takes its facts from here when the file still holds the same bytes (`factsOf`).
+ * The passages of the facts pages cite, kept for one indexing run. A page's rows depend on them as well as on
+ * the page; logs only grow, so a cited fact's passage changes only when a person edits its log by hand (then
+ * `reindex --clear` refreshes it). A log projected in the same run hands over the passages the pages want from
+ * it as it is parsed (`want`, `collect`: reindex.ts projects the logs before the pages' rows); any other is read
+ * and parsed on demand, once.
  */
 export class PassageReader {
-  private readonly byDate = new Map<string, { content: Buffer; facts: Fact[]; at: Map<string, number> | null }>();
+  private readonly byDate = new Map<string, { facts: Fact[]; at: Map<string, number> | null }>();
+  /** Log date → the ids pages cite in it, and their passages once collected. */
+  private readonly wanted = new Map<string, Map<string, string>>();
+  private readonly collectedDates = new Set<string>();
 
   constructor(
     private readonly root: string,
     private readonly tombstones: TombstoneSet,
   ) {}
 
-  /** Reads the logs of these dates not read yet (a missing or unreadable log has no passages). */
+  /** The facts a page's citations name, to collect their passages when their logs are parsed (so: before `collect`). */
+  want(content: Uint8Array | string): void {
+    const text = citingText(content);
+    if (text === null) return;
+    for (const match of text.matchAll(CITED_FACT_RE)) {
+      let ids = this.wanted.get(match[1]!);
+      if (ids === undefined) this.wanted.set(match[1]!, (ids = new Map()));
+      ids.set(match[2]!, '');
+    }
+  }
+
+  /** A log's live facts as its projection parsed them: keeps the passages wanted from it. */
+  collect(date: string, facts: readonly Fact[]): void {
+    const ids = this.wanted.get(date);
+    if (ids === undefined) return;
+    // An id the log does not hold keeps no passage (''), as when the log is read here.
+    facts.forEach((fact, index) => {
+      if (ids.has(fact.id)) ids.set(fact.id, passageAt(facts, index, '\n'));
+    });
+    this.collectedDates.add(date);
+  }
+
+  /** Reads the logs of these dates not read or collected yet (a missing or unreadable log has no passages). */
   load(dates: Iterable<string>): void {
     for (const date of dates) {
-      if (this.byDate.has(date)) continue;
+      if (this.byDate.has(date) || this.collectedDates.has(date)) continue;
       let content = Buffer.alloc(0);
       try {
         content = readFileSync(path.join(this.root, logRelPath(date))); // synchronous, as the indexer reads (reindex.ts)
       } catch {
         // no passages
       }
-      this.byDate.set(date, { content, facts: liveFacts(content, date, this.tombstones), at: null });
+      this.byDate.set(date, { facts: liveFacts(content, date, this.tombstones), at: null });
     }
   }
 
-  /** The passage of a cited fact, '' when its log was not loaded or does not hold it. */
+  /** The passage of a cited fact, '' when its log was neither collected nor loaded, or does not hold it. */
   get(date: string, id: string): string {
+    if (this.collectedDates.has(date)) return this.wanted.get(date)?.get(id) ?? '';
     const log = this.byDate.get(date);
     if (log === undefined) return '';
     log.at ??= new Map(log.facts.map((fact, index) => [fact.id, index]));
     const index = log.at.get(id);
     return index === undefined ? '' : passageAt(log.facts, index, '\n');
   }
+}
 
-  /** The live facts of the log of `date` as read here, when `content` is what was read; else undefined. */
-  factsOf(date: string, content: Uint8Array | string): readonly Fact[] | undefined {
-    const log = this.byDate.get(date);
-    if (log === undefined || typeof content === 'string' || !log.content.equals(content)) return undefined;
-    return log.facts;
-  }
+/** A page's text when it may cite a fact; null when it cannot (most pages: a byte search spares decoding them). */
+function citingText(content: Uint8Array | string): string | null {
+  if (typeof content === 'string') return content;
+  const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return bytes.includes('#^f-') ? bytes.toString('utf8') : null;
 }

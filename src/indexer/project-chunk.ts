@@ -9,7 +9,7 @@ import { parseTombstones, type Tombstone, type TombstoneSet } from '../tombstone
 import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
 import { columnsOf, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
-import { projectFile } from './projection.js';
+import { preparePage, projectFile, type PreparedPage } from './projection.js';
 import { batchHashes, rowHash } from './row-hash.js';
 import type { IndexRow } from './rows.js';
 import { sourceKind } from './sources.js';
@@ -76,15 +76,43 @@ export class ChunkProjector {
   private readonly passages: PassageReader;
   private readonly cited: ReadonlySet<string>;
 
-  constructor(private readonly inputs: ChunkInputs) {
+  constructor(
+    private readonly inputs: ChunkInputs,
+    shared?: { tombstones: TombstoneSet; passages: PassageReader },
+  ) {
     // The set is rebuilt from its entries: functions do not cross to a worker, and parsing them again gives the same set.
-    this.tombstones = parseTombstones(inputs.tombstones.map((entry) => JSON.stringify(entry)).join('\n'));
-    this.passages = new PassageReader(inputs.root, this.tombstones);
+    this.tombstones = shared?.tombstones ?? parseTombstones(inputs.tombstones.map((entry) => JSON.stringify(entry)).join('\n'));
+    this.passages = shared?.passages ?? new PassageReader(inputs.root, this.tombstones);
     this.cited = new Set(inputs.cited);
   }
 
-  /** `pack`: the keys and hashes as strings, for a worker to hand back (FileProjection). */
-  project(files: readonly ChunkFile[], output: 'encoded' | 'rows', pack = false): ChunkResult {
+  /**
+   * A projector for the logs, after this one prepared the pages: the same run's inputs but the facts the pages
+   * cite, and the same passages, so the logs it projects hand over the passages the pages want.
+   */
+  withCited(cited: readonly string[]): ChunkProjector {
+    return new ChunkProjector({ ...this.inputs, cited }, { tombstones: this.tombstones, passages: this.passages });
+  }
+
+  /**
+   * Pages parsed for the facts they cite, their rows left for `project` (given these back as `prepared`) once the
+   * logs of this run are projected: the logs hand the passages the pages cite over as they are parsed, so no log
+   * is parsed twice and none waits, parsed, for the pages (reindex.ts).
+   */
+  preparePages(files: readonly ChunkFile[]): PreparedPage[] {
+    return files.map((file) => {
+      const kind = sourceKind(file.rel);
+      if (kind === 'log') throw new Error(`${file.rel} is a log, not a page`);
+      this.passages.want(file.content);
+      return preparePage(file.rel, file.content, this.tombstones, kind);
+    });
+  }
+
+  /**
+   * `pack`: the keys and hashes as strings, for a worker to hand back (FileProjection). `prepared`: the files'
+   * pages as `preparePages` made them, in order.
+   */
+  project(files: readonly ChunkFile[], output: 'encoded' | 'rows', pack = false, prepared?: readonly PreparedPage[]): ChunkResult {
     const out: FileProjection[] = [];
     let toAdd: IndexRow[] = [];
     let shown: string[] = []; // toAdd's `shown` values, made once for the hash and the column
@@ -99,15 +127,20 @@ export class ChunkProjector {
       toAdd = [];
       shown = [];
     };
-    for (const file of files) {
+    const passage = (date: string, id: string): string => this.passages.get(date, id);
+    for (const [i, file] of files.entries()) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
-      const { rows, cited } = projectFile(file.rel, file.content, {
-        journal: this.inputs.journal,
-        tombstones: this.tombstones,
-        cited: this.cited,
-        passage: (date, id) => this.passages.get(date, id),
-        parsedLog: (date, bytes) => this.passages.factsOf(date, bytes),
-      });
+      const page = prepared?.[i];
+      const { rows, cited } =
+        page !== undefined
+          ? { rows: page.rows(passage), cited: page.cited }
+          : projectFile(file.rel, file.content, {
+              journal: this.inputs.journal,
+              tombstones: this.tombstones,
+              cited: this.cited,
+              passage,
+              parsedLog: (date, facts) => this.passages.collect(date, facts),
+            });
       if (file.previous === undefined) {
         const start = toAdd.length;
         const kept = firstOfEachKey(rows, toAdd, shown);

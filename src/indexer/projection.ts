@@ -3,7 +3,7 @@
  * and the tombstones. Pure apart from reading the file; the same inputs always give the same rows.
  */
 import { isPending, type Journal } from '../dream/journal.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
@@ -31,8 +31,8 @@ export interface ProjectionInputs {
   cited: ReadonlySet<string>;
   /** The passage of a fact a page cites (passages.ts), '' when unknown: a page line is findable by it as the fact was. */
   passage?: (date: string, id: string) => string;
-  /** A log's live facts when already parsed from these bytes in this run (passages.ts, PassageReader.factsOf). */
-  parsedLog?: (date: string, content: Uint8Array | string) => readonly Fact[] | undefined;
+  /** Told a log's live facts as parsed, so the passages pages cite are collected from them (passages.ts). */
+  parsedLog?: (date: string, facts: readonly Fact[]) => void;
 }
 
 export interface Projection {
@@ -44,13 +44,24 @@ export interface Projection {
 export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): Projection {
   const kind = sourceKind(rel);
   if (kind === 'log') return { rows: projectLog(rel, content, inputs), cited: [] };
-  return projectPage(rel, content, inputs, kind);
+  const page = preparePage(rel, content, inputs.tombstones, kind);
+  return { rows: page.rows(inputs.passage), cited: page.cited };
+}
+
+/**
+ * A page or MEMORY.md parsed, before its rows: the facts it cites, which the logs' rows depend on, and its rows
+ * once the passages of the facts it cites can be looked up (reindex.ts projects the logs between the two).
+ */
+export interface PreparedPage {
+  cited: string[];
+  rows(passage?: (date: string, id: string) => string): IndexRow[];
 }
 
 function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited, parsedLog }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
-  const facts = parsedLog?.(date, content) ?? liveFacts(content, date, tombstones);
+  const facts = liveFacts(content, date, tombstones);
+  parsedLog?.(date, facts);
   // The full-text fields hold index terms (terms.ts): each fact's text is analyzed once, and its passage is
   // joined from its neighbours' terms, the same terms as analyzing the joined texts.
   const terms = facts.map((fact) => indexTerms(fact.text));
@@ -89,7 +100,7 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   return rows;
 }
 
-function projectPage(rel: string, content: Uint8Array | string, { tombstones, passage }: ProjectionInputs, kind: 'page' | 'core'): Projection {
+export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core'): PreparedPage {
   const page = parsePage(rel, content);
   // A line that cites or repeats a forgotten fact is left out (blanked, so the others keep their numbers);
   // the rest of its section stays searchable.
@@ -104,6 +115,13 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
   const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const base: PageFields = { kind, path: rel, tags: page.tags, title: page.title, page_type: page.frontmatter.type ?? '', status: page.frontmatter.status ?? '', archived };
+  return { cited, rows: (passage) => pageRows(page, chunks, base, tombstones, passage) };
+}
+
+type ChunkLines = ParsedPage['chunks'][number] & { lines: string[] };
+
+function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFields, tombstones: TombstoneSet, passage?: (date: string, id: string) => string): IndexRow[] {
+  const { kind, path: rel } = base;
   const rows: IndexRow[] = [];
   // Index terms by line: a section's heading lines and a cited fact's passage stand in the context of many statements.
   const lineTerms = new Map<string, string>();
@@ -185,7 +203,7 @@ function projectPage(rel: string, content: Uint8Array | string, { tombstones, pa
       );
     }
   }
-  return { rows, cited };
+  return rows;
 }
 
 /** What every row of one page shares. */

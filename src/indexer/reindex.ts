@@ -16,7 +16,8 @@ import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { emptyManifest, manifestRowCount, olderManifest, readManifest, rowsFile, writeManifest, type FileEntry, type Manifest, type RowsFile } from './manifest.js';
 import type * as Chunks from './project-chunk.js';
-import type { ChunkFile, ChunkResult } from './project-chunk.js';
+import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
+import type { PreparedPage } from './projection.js';
 import type { EncodedBatch } from './arrow-rows.js';
 import type { FileCounts, ReindexResult } from './result.js';
 import { indexFingerprint, inputsHash, statAll, vaultFiles } from './fresh.js';
@@ -25,6 +26,7 @@ import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
 import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
+import { TableParts, partRowsFromEnv } from './table-parts.js';
 
 export interface ReindexProgress {
   phase: 'scan' | 'embed' | 'write';
@@ -179,95 +181,125 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const forced = options.workers ?? workersFromEnv();
     const workers = embedder === null ? poolSize(maybe, forced) : 0;
     const pool = workers > 0 ? new ProjectionPool(workers, forced !== undefined) : null;
+    // A new table is written in parts while the rest is projected (table-parts.ts): on this thread's projection
+    // only, without an embedder (which must see every row first).
+    const newTable = !store.exists;
+    const parts = newTable && pool === null && embedder === null ? new TableParts(store, partRowsFromEnv(), () => writeManifest(ctx.root, { ...m, dirty: true })) : null;
     // The page parser (markdown-it) loads only when some file must be projected (a rebuild started loading it above).
     let chunks: typeof Chunks | null = null;
+    let local: Chunks.ChunkProjector | null = null;
     let touched = false;
-    let cited: Set<string> | null = null;
-    let citedChanged = false;
     let citedDigest = m.cited;
-    try {
-      for (const group of [pages, logs]) {
-        if (group === logs && logs.length > 0) {
-          cited = new Set<string>();
-          for (const page of pages) for (const id of (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
-          citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
-          citedChanged = citedDigest !== m.cited;
-        }
-        const tasks: Array<ChunkFile & { info: { size: number; mtimeMs: number }; fingerprint: string }> = [];
-        const offset = group === pages ? 0 : pages.length;
-        for (const [j, rel] of group.entries()) {
-          const previous = m.files[rel];
-          const stale = inputsChanged || (citedChanged && dependsOnCitations(rel, journal));
-          const info = stats[offset + j];
-          if (info === null || info === undefined) {
-            wanted.delete(rel); // gone since the listing
-            progress(1);
-            continue;
-          }
-          if (previous !== undefined && !stale && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
-            counts.unchanged++;
-            unchangedRows += Object.keys(previous.rows).length;
-            progress(1);
-            continue;
-          }
-          touched = true;
-          let content: Buffer;
-          try {
-            // Read synchronously: for many small files fs/promises' readFile (a FileHandle each) cost ~5× the CPU (docs/benchmarks.md).
-            content = readFileSync(path.join(ctx.root, rel));
-          } catch (error) {
-            counts.skipped++;
-            note(`skipped ${rel}: ${errorMessage(error)}`);
-            if (previous !== undefined) nextEntries.set(rel, previous); // keep its rows until it can be read
-            progress(1);
-            continue;
-          }
-          const fingerprint = createHash('sha256').update(content).digest('base64url');
-          if (previous !== undefined && !stale && previous.fingerprint === fingerprint) {
-            counts.unchanged++;
-            unchangedRows += Object.keys(previous.rows).length;
-            nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
-            progress(1);
-            continue;
-          }
-          tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: previous.rows }) });
-        }
-        if (tasks.length === 0) continue;
+    type Task = ChunkFile & { info: { size: number; mtimeMs: number }; fingerprint: string };
 
-        const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...(cited ?? [])] };
-        chunks ??= await (loading ?? loadChunks());
-        const local = new chunks.ChunkProjector(inputs);
-        let results: ChunkResult[];
-        if (pool !== null) results = await pool.run(inputs, chunksOf(tasks, pool.threads), local, progress);
-        else {
-          results = [local.project(tasks, embedder === null ? 'encoded' : 'rows')];
-          progress(tasks.length);
+    /** The files of a group to project (new, changed, or `stale`); the rest are counted, and kept as they are. */
+    const readTasks = (group: readonly string[], offset: number, stale: (rel: string) => boolean): Task[] => {
+      const tasks: Task[] = [];
+      for (const [j, rel] of group.entries()) {
+        const previous = m.files[rel];
+        const info = stats[offset + j];
+        if (info === null || info === undefined) {
+          wanted.delete(rel); // gone since the listing
+          progress(1);
+          continue;
         }
-        const projected = results.flatMap((result) => result.files);
-        const { hashesOf } = chunks;
-        for (const result of results) {
-          if (result.batches !== undefined) encoded.push(...result.batches);
-          if (result.rows !== undefined) toAdd.push(...result.rows);
+        if (previous !== undefined && !stale(rel) && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
+          counts.unchanged++;
+          unchangedRows += Object.keys(previous.rows).length;
+          progress(1);
+          continue;
         }
-        tasks.forEach((task, i) => {
-          const file = projected[i]!;
-          unchangedRows += file.unchanged;
-          const entry: FileEntry = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: {}, ...(file.cited.length > 0 ? { cited: file.cited } : {}) };
-          if (task.previous === undefined) {
-            counts.indexed++;
-            // A new file's rows are all written whatever their hashes: they are hashed while the table is written.
-            if (file.unhashed !== undefined) unhashed.push(() => (entry.rows = hashesOf(file)));
-            else entry.rows = hashesOf(file);
-          } else {
-            counts.updated++;
-            entry.rows = hashesOf(file);
-            for (const [key, hash] of Object.entries(task.previous)) {
-              if (entry.rows[key] !== hash) toDelete.push(key);
-            }
-          }
-          nextEntries.set(task.rel, entry);
-        });
+        touched = true;
+        let content: Buffer;
+        try {
+          // Read synchronously: for many small files fs/promises' readFile (a FileHandle each) cost ~5× the CPU (docs/benchmarks.md).
+          content = readFileSync(path.join(ctx.root, rel));
+        } catch (error) {
+          counts.skipped++;
+          note(`skipped ${rel}: ${errorMessage(error)}`);
+          if (previous !== undefined) nextEntries.set(rel, previous); // keep its rows until it can be read
+          progress(1);
+          continue;
+        }
+        const fingerprint = createHash('sha256').update(content).digest('base64url');
+        if (previous !== undefined && !stale(rel) && previous.fingerprint === fingerprint) {
+          counts.unchanged++;
+          unchangedRows += Object.keys(previous.rows).length;
+          nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
+          progress(1);
+          continue;
+        }
+        tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: previous.rows }) });
       }
+      return tasks;
+    };
+
+    /** Projects the tasks on the pool, in parts, or on this thread; prepared pages (`prepared`) on this thread. */
+    const project = async (tasks: readonly Task[], cited: readonly string[], prepared?: readonly PreparedPage[]): Promise<void> => {
+      const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited };
+      let results: ChunkResult[];
+      if (pool !== null && prepared === undefined) results = await pool.run(inputs, chunksOf(tasks, pool.threads), local!, progress);
+      else if (parts !== null) results = await projectInParts(local!, tasks, parts, progress, prepared);
+      else {
+        results = [local!.project(tasks, embedder === null ? 'encoded' : 'rows', false, prepared)];
+        progress(tasks.length);
+      }
+      for (const result of results) {
+        if (result.batches !== undefined) encoded.push(...result.batches);
+        if (result.rows !== undefined) toAdd.push(...result.rows);
+      }
+      record(tasks, results.flatMap((result) => result.files));
+    };
+
+    /** The manifest entries of projected files, and the rows a changed file no longer has. */
+    const record = (tasks: readonly Task[], projected: readonly FileProjection[]): void => {
+      tasks.forEach((task, i) => {
+        const file = projected[i]!;
+        unchangedRows += file.unchanged;
+        const entry: FileEntry = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: {}, ...(file.cited.length > 0 ? { cited: file.cited } : {}) };
+        if (task.previous === undefined) {
+          counts.indexed++;
+          // A new file's rows are all written whatever their hashes: they are hashed while the table is written.
+          if (file.unhashed !== undefined) unhashed.push(() => (entry.rows = chunks!.hashesOf(file)));
+          else entry.rows = chunks!.hashesOf(file);
+        } else {
+          counts.updated++;
+          entry.rows = chunks!.hashesOf(file);
+          for (const [key, hash] of Object.entries(task.previous)) {
+            if (entry.rows[key] !== hash) toDelete.push(key);
+          }
+        }
+        nextEntries.set(task.rel, entry);
+      });
+    };
+
+    try {
+      // Pages first: the facts they cite decide what consolidated logs still show as facts. When the vault has logs,
+      // a page is parsed now for its citations and its rows made after the logs, which hand over the passages it
+      // cites as they are parsed (project-chunk.ts: preparePages).
+      const pageTasks = readTasks(pages, 0, () => inputsChanged);
+      let prepared: PreparedPage[] | null = null;
+      if (pageTasks.length > 0) {
+        chunks ??= await (loading ?? loadChunks());
+        local = new chunks.ChunkProjector({ root: ctx.root, journal, tombstones: tombstones.entries, cited: [] });
+        if (logs.length > 0) prepared = local.preparePages(pageTasks);
+        else await project(pageTasks, []);
+      }
+      const citedBy = new Map(prepared === null ? [] : pageTasks.map((task, i) => [task.rel, prepared![i]!.cited]));
+      if (logs.length > 0) {
+        const cited = new Set<string>();
+        for (const page of pages) for (const id of citedBy.get(page) ?? (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
+        citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
+        const citedChanged = citedDigest !== m.cited;
+        const logTasks = readTasks(logs, pages.length, (rel) => inputsChanged || (citedChanged && dependsOnCitations(rel, journal)));
+        if (logTasks.length > 0) {
+          chunks ??= await (loading ?? loadChunks());
+          const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...cited] };
+          local = local === null ? new chunks.ChunkProjector(inputs) : local.withCited(inputs.cited);
+          await project(logTasks, inputs.cited);
+        }
+      }
+      if (prepared !== null) await project(pageTasks, [], prepared);
     } finally {
       // A worker that died (a crash, or out of memory) lost nothing: this thread projected its chunks.
       if (pool !== null && pool.lost > 0) note(`${pool.lost} of ${workers} projection workers stopped; their files were projected in the main thread`);
@@ -282,7 +314,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     const stored = await embedRows(toAdd, embedder, options.onProgress);
     const embedded = stored.embedded;
-    const adding = stored.rows.length + encoded.reduce((sum, batch) => sum + batch.length, 0);
+    const adding = stored.rows.length + encoded.reduce((sum, batch) => sum + batch.length, 0) + (parts?.rows ?? 0);
 
     const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, cited: citedDigest, files: {} };
     for (const rel of files) {
@@ -293,13 +325,15 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const wrote = toDelete.length > 0 || adding > 0;
     let rows: RowsFile | undefined;
     if (wrote) {
-      await writeManifest(ctx.root, { ...m, dirty: true });
+      if (!(parts?.started ?? false)) await writeManifest(ctx.root, { ...m, dirty: true });
       options.onProgress?.({ phase: 'write', done: 0, total: adding });
       try {
         await store.deleteKeys(toDelete);
-        // A new table takes every row in one add and builds its indices once over all of them; in batches,
+        await parts?.finish();
+        await store.addEncoded(encoded);
+        // A new table builds its indices once over every row of its first build; added in batches without them,
         // most rows would stay unindexed until a compaction read them all again.
-        const { indexed } = await store.addEncoded(encoded);
+        const indexed = newTable && store.exists ? store.buildIndices() : Promise.resolve();
         // While LanceDB's threads build a new table's indices, this one hashes the new rows and serializes the
         // row hashes it writes after (Dendron: ~0.1 s off a rebuild's wall time, docs/benchmarks.md).
         hashRows();
@@ -368,6 +402,31 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   } finally {
     store.close();
   }
+}
+
+/** Files projected a slice at a time: each slice's rows go to the table's parts before the next slice is projected. */
+const SLICE_BYTES = 256 * 1024;
+
+async function projectInParts(
+  local: Chunks.ChunkProjector,
+  tasks: readonly ChunkFile[],
+  parts: TableParts,
+  progress: (files: number) => void,
+  prepared?: readonly PreparedPage[],
+): Promise<ChunkResult[]> {
+  const results: ChunkResult[] = [];
+  let from = 0;
+  while (from < tasks.length) {
+    let to = from;
+    let bytes = 0;
+    while (to < tasks.length && (to === from || bytes < SLICE_BYTES)) bytes += tasks[to++]!.content.byteLength;
+    const { files, batches } = local.project(tasks.slice(from, to), 'encoded', false, prepared?.slice(from, to));
+    results.push({ files });
+    await parts.take(batches ?? []);
+    progress(to - from);
+    from = to;
+  }
+  return results;
 }
 
 /** The projection's modules, loading; a failure surfaces where they are awaited, never as an unhandled rejection. */

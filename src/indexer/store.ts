@@ -109,31 +109,31 @@ export class IndexStore {
 
   async add(rows: readonly StoredRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const { indexed } = await this.addEncoded([encodeColumns(tableColumns(this.dimensions), rows.length, columnsOf(rows, this.dimensions), this.dimensions)]);
-    await indexed;
+    const created = !this.exists;
+    await this.addEncoded([encodeColumns(tableColumns(this.dimensions), rows.length, columnsOf(rows, this.dimensions), this.dimensions)]);
+    if (created) await this.buildIndices();
   }
 
   /**
-   * Adds rows already encoded column by column (arrow-rows.ts), the batches in order, as one write. The first
-   * add to a new table also builds its indices over every row it holds: `indexed` is that build, started and
-   * not awaited, so the caller can do its own work while LanceDB's threads build (and must await it).
+   * Adds rows already encoded column by column (arrow-rows.ts), the batches in order, as one write: one
+   * fragment. The first add creates the table; its indices wait for `buildIndices`, once every row of the
+   * first build is in, so they are built once over all of them.
    */
-  async addEncoded(batches: readonly EncodedBatch[]): Promise<{ indexed: Promise<void> }> {
-    const done = { indexed: Promise.resolve() };
-    if (batches.every((batch) => batch.length === 0)) return done;
+  async addEncoded(batches: readonly EncodedBatch[]): Promise<void> {
+    if (batches.every((batch) => batch.length === 0)) return;
     const arrow = arrowModule();
     const data = arrowTable(arrow, schema(arrow, this.dimensions), [joinBatches(batches.filter((batch) => batch.length > 0))]);
-    if (this.table !== null) {
-      await this.table.add(data);
-      return done;
-    }
-    this.table = await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
+    this.table ??= await this.db.createEmptyTable(TABLE, schema(arrow, this.dimensions));
     await this.table.add(data);
-    return { indexed: this.buildIndices(this.table) };
   }
 
-  /** The four indices of a new table, built once over the rows of its first add; later rows are searched until the next optimize. */
-  private async buildIndices(table: Table): Promise<void> {
+  /**
+   * The four indices of a table just created, built once over the rows of its first build (reindex.ts); later
+   * rows are searched until the next optimize.
+   */
+  async buildIndices(): Promise<void> {
+    const table = this.table;
+    if (table === null) return;
     const { Index } = await lance();
     const builds = [
       () => table.createIndex('key', { config: Index.btree() }),
