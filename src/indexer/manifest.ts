@@ -18,17 +18,18 @@ export const ROWS_FILE = '.vaultkeeper/index-rows.json';
  * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
  * is one `shown` column (store.ts); 5: the row hashes live in their own file; 6: a row's hash is of its
  * stored values, not of its JSON; 7: of their UTF-8 bytes, each after its length (row-hash.ts); 8: the
- * full-text columns hold index terms (terms.ts), not text for LanceDB to stem. An older index is rebuilt: its
- * hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
+ * full-text columns hold index terms (terms.ts), not text for LanceDB to stem; 9: a file's row keys and hashes
+ * are two lists in the rows file, not an object (an object of 100k keys cost a rebuild ~0.1 s to build). An older
+ * index is rebuilt: its hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
  */
-const VERSION = 8;
+const VERSION = 9;
 
 export interface FileEntry {
   size: number;
   mtimeMs: number;
   fingerprint: string;
-  /** row key → row hash */
-  rows: Record<string, string>;
+  /** Row key → row hash, in row order. */
+  rows: Map<string, string>;
   /** For a page: the fact ids it cites (the facts it places). */
   cited?: string[];
 }
@@ -93,9 +94,9 @@ export async function readManifest(root: string): Promise<Manifest | null> {
     const manifest: Manifest = { ...rest, files: {} };
     for (const [rel, entry] of Object.entries(files)) {
       const { facts: _f, pages: _p, core: _c, ...kept } = entry;
-      const hashes = rows[rel];
-      if (!isObject(hashes) || !Object.values(hashes).every((hash) => typeof hash === 'string')) return null;
-      manifest.files[rel] = { ...kept, rows: hashes as Record<string, string> };
+      const hashes = rowHashes(rows[rel]);
+      if (hashes === null) return null;
+      manifest.files[rel] = { ...kept, rows: hashes };
     }
     return manifest;
   } catch {
@@ -119,12 +120,33 @@ export interface RowsFile {
   digest: string;
 }
 
+/** A file's row keys and hashes as the rows file holds them: two lists, in row order. */
+interface RowHashLists {
+  keys: string[];
+  hashes: string[];
+}
+
 /** Serializes a manifest's row hashes (~6 MB at 100k facts): reindex.ts does it while LanceDB builds the indices. */
 export function rowsFile(manifest: Manifest): RowsFile {
-  const rows: Record<string, Record<string, string>> = {};
-  for (const [rel, entry] of Object.entries(manifest.files)) rows[rel] = entry.rows;
+  const rows: Record<string, RowHashLists> = {};
+  for (const [rel, entry] of Object.entries(manifest.files)) rows[rel] = { keys: [...entry.rows.keys()], hashes: [...entry.rows.values()] };
   const text = JSON.stringify(rows);
   return { text, digest: digest(text) };
+}
+
+/** A file's row hashes from the rows file, or null when they are not two string lists of one length. */
+function rowHashes(value: unknown): Map<string, string> | null {
+  if (!isObject(value)) return null;
+  const { keys, hashes } = value as Partial<RowHashLists>;
+  if (!Array.isArray(keys) || !Array.isArray(hashes) || keys.length !== hashes.length) return null;
+  const rows = new Map<string, string>();
+  for (let i = 0; i < keys.length; i++) {
+    const key: unknown = keys[i];
+    const hash: unknown = hashes[i];
+    if (typeof key !== 'string' || typeof hash !== 'string') return null;
+    rows.set(key, hash);
+  }
+  return rows;
 }
 
 /**
@@ -133,7 +155,7 @@ export function rowsFile(manifest: Manifest): RowsFile {
  */
 export async function writeManifest(root: string, manifest: Manifest, rows: RowsFile = rowsFile(manifest)): Promise<void> {
   const files: Record<string, FileSummary> = {};
-  for (const [rel, { rows: hashes, ...entry }] of Object.entries(manifest.files)) files[rel] = { ...entry, ...countRows(Object.keys(hashes)) };
+  for (const [rel, { rows: hashes, ...entry }] of Object.entries(manifest.files)) files[rel] = { ...entry, ...countRows(hashes.keys()) };
   await writeConfined(root, ROWS_FILE, rows.text);
   const summary: ManifestSummary = { ...manifest, rows: rows.digest, files };
   await writeConfined(root, MANIFEST_FILE, JSON.stringify(summary));
@@ -148,7 +170,7 @@ export function manifestRowCount(manifest: Manifest | ManifestSummary): number {
 export function rowCounts(manifest: Manifest | ManifestSummary): RowCounts {
   const total: RowCounts = { facts: 0, pages: 0, core: 0 };
   for (const entry of Object.values(manifest.files) as Array<FileEntry | FileSummary>) {
-    const counts = 'rows' in entry ? countRows(Object.keys(entry.rows)) : entry;
+    const counts = 'rows' in entry ? countRows(entry.rows.keys()) : entry;
     total.facts += counts.facts;
     total.pages += counts.pages;
     total.core += counts.core;
@@ -156,7 +178,7 @@ export function rowCounts(manifest: Manifest | ManifestSummary): RowCounts {
   return total;
 }
 
-function countRows(keys: readonly string[]): RowCounts {
+function countRows(keys: Iterable<string>): RowCounts {
   const counts: RowCounts = { facts: 0, pages: 0, core: 0 };
   for (const key of keys) {
     if (key.startsWith('f:')) counts.facts++;
@@ -171,17 +193,9 @@ function digest(text: string): string {
 }
 
 /**
- * A checked manifest, or null. Read before every indexing pass, so a plain structural check rather than
- * a schema library: for a vault of thousands of files it costs a fraction of a millisecond instead of tens.
+ * A checked manifest summary, or null. Read before every search (fresh.ts), so a plain structural check rather
+ * than a schema library: for a vault of thousands of files it costs a fraction of a millisecond instead of tens.
  */
-export function asManifest(value: unknown): Manifest | null {
-  if (!hasHeader(value)) return null;
-  const m = value as Partial<Manifest> & Record<string, unknown>;
-  if (!isObject(m.files)) return null;
-  for (const entry of Object.values(m.files) as unknown[]) if (!isFileEntry(entry)) return null;
-  return { ...(m as Manifest), cited: m.cited ?? '' };
-}
-
 function asSummary(value: unknown): ManifestSummary | null {
   if (!hasHeader(value)) return null;
   const m = value as Partial<ManifestSummary> & Record<string, unknown>;
@@ -202,12 +216,6 @@ function hasHeader(value: unknown): boolean {
 function isFileBase(e: Record<string, unknown>): boolean {
   if (typeof e.size !== 'number' || typeof e.mtimeMs !== 'number' || typeof e.fingerprint !== 'string') return false;
   return e.cited === undefined || (Array.isArray(e.cited) && e.cited.every((id) => typeof id === 'string'));
-}
-
-function isFileEntry(value: unknown): value is FileEntry {
-  if (!isObject(value) || !isFileBase(value) || !isObject(value.rows)) return false;
-  for (const hash of Object.values(value.rows)) if (typeof hash !== 'string') return false;
-  return true;
 }
 
 function isFileSummary(value: unknown): value is FileSummary {

@@ -18,7 +18,7 @@ export interface ChunkFile {
   rel: string;
   content: Uint8Array;
   /** The file's row hashes in the index now (key → hash); rows with the same hash are not written again. */
-  previous?: Record<string, string>;
+  previous?: ReadonlyMap<string, string>;
 }
 
 /** What a thread needs besides the files; plain data, so it crosses to a worker as is. */
@@ -32,10 +32,10 @@ export interface ChunkInputs {
 
 export interface FileProjection {
   /** Row key → hash, in row order, when projected on this thread. */
-  hashes?: Record<string, string>;
+  hashes?: Map<string, string>;
   /**
    * The same from a worker: the keys, then the hashes, each followed by NUL. Two strings cross threads as two
-   * copies, where an object of 100,000 entries would be cloned entry by entry.
+   * copies, where a map of 100,000 entries would be cloned entry by entry.
    */
   packed?: { keys: string; hashes: string };
   /**
@@ -144,7 +144,7 @@ export class ChunkProjector {
       if (file.previous === undefined) {
         const start = toAdd.length;
         const kept = firstOfEachKey(rows, toAdd, shown);
-        if (kept.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: {} }), cited, unchanged: 0 });
+        if (kept.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: new Map() }), cited, unchanged: 0 });
         else if (output === 'rows') out.push({ unhashed: kept, cited, unchanged: 0 });
         else {
           const unhashed = { keys: kept.rows.map((row) => row.key), batch: null, start };
@@ -154,14 +154,14 @@ export class ChunkProjector {
         }
         continue;
       }
-      const hashes: Record<string, string> = {};
+      const hashes = new Map<string, string>();
       let unchanged = 0;
       for (const row of rows) {
-        if (hashes[row.key] !== undefined) continue; // a duplicated key within one file keeps its first row
+        if (hashes.has(row.key)) continue; // a duplicated key within one file keeps its first row
         const json = shownJson(row);
         const hash = rowHash(row, json);
-        hashes[row.key] = hash;
-        if (file.previous?.[row.key] === hash) unchanged++;
+        hashes.set(row.key, hash);
+        if (file.previous?.get(row.key) === hash) unchanged++;
         else {
           toAdd.push(row);
           shown.push(json);
@@ -206,8 +206,8 @@ function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: str
   return kept;
 }
 
-function packHashes(hashes: Record<string, string>): { keys: string; hashes: string } {
-  return { keys: packed(Object.keys(hashes)), hashes: packed(Object.values(hashes)) };
+function packHashes(hashes: ReadonlyMap<string, string>): { keys: string; hashes: string } {
+  return { keys: packed([...hashes.keys()]), hashes: packed([...hashes.values()]) };
 }
 
 function packed(values: readonly string[]): string {
@@ -215,15 +215,15 @@ function packed(values: readonly string[]): string {
 }
 
 /** A file's row hashes by key, from its projection (hashing its rows now when they are not yet). */
-export function hashesOf(file: FileProjection): Record<string, string> {
+export function hashesOf(file: FileProjection): Map<string, string> {
   if (file.hashes !== undefined) return file.hashes;
   if (file.unhashed !== undefined) {
-    const hashes: Record<string, string> = {};
+    const hashes = new Map<string, string>();
     const unhashed = file.unhashed;
-    if ('rows' in unhashed) unhashed.rows.forEach((row, i) => (hashes[row.key] = rowHash(row, unhashed.shown[i])));
+    if ('rows' in unhashed) unhashed.rows.forEach((row, i) => hashes.set(row.key, rowHash(row, unhashed.shown[i])));
     else {
       const values = batchHashes(unhashed.batch!, unhashed.start, unhashed.keys.length);
-      unhashed.keys.forEach((key, i) => (hashes[key] = values[i]!));
+      unhashed.keys.forEach((key, i) => hashes.set(key, values[i]!));
     }
     file.hashes = hashes;
     delete file.unhashed;
@@ -231,7 +231,7 @@ export function hashesOf(file: FileProjection): Record<string, string> {
   }
   const keys = file.packed!.keys.split('\0');
   const hashes = file.packed!.hashes.split('\0');
-  const out: Record<string, string> = {};
-  for (let i = 0; i < keys.length - 1; i++) out[keys[i]!] = hashes[i]!;
+  const out = new Map<string, string>();
+  for (let i = 0; i < keys.length - 1; i++) out.set(keys[i]!, hashes[i]!);
   return out;
 }

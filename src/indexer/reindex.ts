@@ -205,7 +205,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         }
         if (previous !== undefined && !stale(rel) && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
           counts.unchanged++;
-          unchangedRows += Object.keys(previous.rows).length;
+          unchangedRows += previous.rows.size;
           progress(1);
           continue;
         }
@@ -224,7 +224,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         const fingerprint = createHash('sha256').update(content).digest('base64url');
         if (previous !== undefined && !stale(rel) && previous.fingerprint === fingerprint) {
           counts.unchanged++;
-          unchangedRows += Object.keys(previous.rows).length;
+          unchangedRows += previous.rows.size;
           nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
           progress(1);
           continue;
@@ -256,7 +256,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       tasks.forEach((task, i) => {
         const file = projected[i]!;
         unchangedRows += file.unchanged;
-        const entry: FileEntry = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: {}, ...(file.cited.length > 0 ? { cited: file.cited } : {}) };
+        const entry: FileEntry = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: new Map(), ...(file.cited.length > 0 ? { cited: file.cited } : {}) };
         if (task.previous === undefined) {
           counts.indexed++;
           // A new file's rows are all written whatever their hashes: they are hashed while the table is written.
@@ -265,8 +265,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         } else {
           counts.updated++;
           entry.rows = chunks!.hashesOf(file);
-          for (const [key, hash] of Object.entries(task.previous)) {
-            if (entry.rows[key] !== hash) toDelete.push(key);
+          for (const [key, hash] of task.previous) {
+            if (entry.rows.get(key) !== hash) toDelete.push(key);
           }
         }
         nextEntries.set(task.rel, entry);
@@ -309,7 +309,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       if (wanted.has(rel)) continue;
       touched = true;
       counts.removed++;
-      toDelete.push(...Object.keys(entry.rows));
+      toDelete.push(...entry.rows.keys());
     }
 
     const stored = await embedRows(toAdd, embedder, options.onProgress);
@@ -379,7 +379,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {
-      for (const key of Object.keys(entry.rows)) {
+      for (const key of entry.rows.keys()) {
         if (key.startsWith('f:')) byKind.fact++;
         else if (key.startsWith('c:')) byKind.core++;
         else byKind.page++;

@@ -21,13 +21,16 @@ const FILES = {
 type Json = Record<string, unknown>;
 
 /**
- * Rewrites the vault's manifest as version 5, 6 or 7 (hashes in their own file) or 4 (hashes inline) wrote it,
- * every hash in another format (7's format is today's: its table's text was for LanceDB to stem, terms.ts).
+ * Rewrites the vault's manifest as version 5 to 8 (hashes in their own file, as an object per file) or 4 (hashes
+ * inline) wrote it: 7 and 8 with today's hashes (7's table held text for LanceDB to stem, terms.ts; 8 is today's
+ * but for the rows file's shape), the older ones with hashes of another format.
  */
-async function writeOlder(root: string, version: 4 | 5 | 6 | 7): Promise<void> {
+async function writeOlder(root: string, version: 4 | 5 | 6 | 7 | 8): Promise<void> {
   const summary = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')) as Json & { files: Record<string, Json> };
-  const rows = JSON.parse(await readFile(path.join(root, ROWS_FILE), 'utf8')) as Record<string, Record<string, string>>;
-  const older = version === 7 ? rows : Object.fromEntries(Object.entries(rows).map(([rel, hashes]) => [rel, Object.fromEntries(Object.keys(hashes).map((key) => [key, 'sha256-of-the-row-json']))]));
+  const lists = JSON.parse(await readFile(path.join(root, ROWS_FILE), 'utf8')) as Record<string, { keys: string[]; hashes: string[] }>;
+  const older = Object.fromEntries(
+    Object.entries(lists).map(([rel, { keys, hashes }]) => [rel, Object.fromEntries(keys.map((key, i) => [key, version >= 7 ? hashes[i]! : 'sha256-of-the-row-json']))]),
+  );
   if (version !== 4) {
     const text = JSON.stringify(older);
     const { createHash } = await import('node:crypto');
@@ -45,7 +48,7 @@ async function writeOlder(root: string, version: 4 | 5 | 6 | 7): Promise<void> {
 }
 
 describe('a manifest from an older version', () => {
-  for (const version of [7, 6, 5, 4] as const) {
+  for (const version of [8, 7, 6, 5, 4] as const) {
     it(`version ${version}: the next pass rebuilds the index, with a note, as a rebuild from scratch would`, async () => {
       const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: FILES });
       await vault.reindex({ clear: true });

@@ -41,15 +41,15 @@ describe('ChunkProjector: the hashes of a new file', () => {
     const { projector, files } = await setUp();
     const later = projector.project(files, 'rows');
     // A file with earlier rows (none of them these) is hashed at once, since its hashes decide what is written.
-    const now = projector.project(files.map((file) => ({ ...file, previous: {} })), 'rows');
+    const now = projector.project(files.map((file) => ({ ...file, previous: new Map<string, string>() })), 'rows');
     expect(later.files.every((file) => file.unhashed !== undefined && file.hashes === undefined)).toBe(true);
     expect(now.files.every((file) => file.unhashed === undefined && file.hashes !== undefined)).toBe(true);
     expect(later.rows!.length).toBeGreaterThan(3);
     expect(later.rows).toEqual(now.rows);
     const hashes = later.files.map((file) => hashesOf(file));
     expect(hashes).toEqual(now.files.map((file) => file.hashes));
-    expect(hashes.flatMap((h) => Object.keys(h))).toEqual(later.rows!.map((row) => row.key));
-    expect(hashes.flatMap((h) => Object.values(h))).toEqual(later.rows!.map((row) => rowHash(row)));
+    expect(hashes.flatMap((h) => [...h.keys()])).toEqual(later.rows!.map((row) => row.key));
+    expect(hashes.flatMap((h) => [...h.values()])).toEqual(later.rows!.map((row) => rowHash(row)));
     // Hashed once: a second call gives the same object, and the rows are no longer held.
     expect(hashesOf(later.files[0]!)).toBe(hashes[0]);
     expect(later.files[0]!.unhashed).toBeUndefined();
@@ -72,11 +72,11 @@ describe('ChunkProjector: the hashes of a new file', () => {
     for (const [output, pack] of [['encoded', false], ['encoded', true], ['rows', false]] as const) {
       const result = projector.project([empty, ...files, empty], output, pack);
       const hashes = result.files.map(hashesOf);
-      expect(hashes[0]).toEqual({});
-      expect(hashes.at(-1)).toEqual({});
-      expect(Object.keys(hashes[1]!).length).toBeGreaterThan(0);
+      expect(hashes[0]).toEqual(new Map());
+      expect(hashes.at(-1)).toEqual(new Map());
+      expect(hashes[1]!.size).toBeGreaterThan(0);
       // Alone: no rows to encode at all.
-      expect(projector.project([empty], output, pack).files.map(hashesOf)).toEqual([{}]);
+      expect(projector.project([empty], output, pack).files.map(hashesOf)).toEqual([new Map()]);
     }
   });
 });
