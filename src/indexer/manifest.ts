@@ -19,7 +19,8 @@ export const ROWS_FILE = '.vaultkeeper/index-rows.json';
  * is one `shown` column (store.ts); 5: the row hashes live in their own file; 6: a row's hash is of its
  * stored values, not of its JSON; 7: of their UTF-8 bytes, each after its length (row-hash.ts); 8: the
  * full-text columns hold index terms (terms.ts), not text for LanceDB to stem; 9: a file's row keys and hashes
- * are two lists in the rows file, not an object (an object of 100k keys cost a rebuild ~0.1 s to build). An older
+ * are two lists in the rows file, not an object (an object of 100k keys cost a rebuild ~0.1 s to build), and a
+ * row's hash is a 64-bit xxHash (row-hash.ts). An older
  * index is rebuilt: its hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
  */
 const VERSION = 9;
