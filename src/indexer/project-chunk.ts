@@ -143,7 +143,8 @@ export class ChunkProjector {
             });
       if (file.previous === undefined) {
         const start = toAdd.length;
-        const kept = firstOfEachKey(rows, toAdd, shown);
+        // A log's keys are its fact ids, which its parser keeps distinct (factlog.ts): only a page's need the check.
+        const kept = firstOfEachKey(rows, toAdd, shown, sourceKind(file.rel) === 'log');
         if (kept.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: new Map() }), cited, unchanged: 0 });
         else if (output === 'rows') out.push({ unhashed: kept, cited, unchanged: 0 });
         else {
@@ -189,14 +190,16 @@ export class ChunkProjector {
 
 /**
  * The rows, a duplicated key within one file keeping its first row (as when hashing), with their `shown`
- * values; also appended to `toAdd` and `shown`.
+ * values; also appended to `toAdd` and `shown`. `distinct`: the keys are known to be (no check).
  */
-function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[]): { rows: IndexRow[]; shown: string[] } {
-  const seen = new Set<string>();
+function firstOfEachKey(rows: readonly IndexRow[], toAdd: IndexRow[], shown: string[], distinct: boolean): { rows: IndexRow[]; shown: string[] } {
+  const seen = distinct ? null : new Set<string>();
   const kept: { rows: IndexRow[]; shown: string[] } = { rows: [], shown: [] };
   for (const row of rows) {
-    if (seen.has(row.key)) continue;
-    seen.add(row.key);
+    if (seen !== null) {
+      if (seen.has(row.key)) continue;
+      seen.add(row.key);
+    }
     const json = shownJson(row);
     kept.rows.push(row);
     kept.shown.push(json);

@@ -346,8 +346,20 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
         return new FixedSizeList(dimensions ?? 0, new Field('item', new Float32(), true));
     }
   };
-  return new Schema(tableColumns(dimensions).map((column) => new Field(column.name, type(column.kind), column.kind === 'utf8?')));
+  return new Schema(
+    tableColumns(dimensions).map((column) => {
+      const metadata = UNCOMPRESSED.has(column.name) ? new Map([['lance-encoding:compression', 'none']]) : undefined;
+      return new Field(column.name, type(column.kind), column.kind === 'utf8?', metadata);
+    }),
+  );
 }
+
+/**
+ * The large text columns are stored as they are: LanceDB compresses strings with FSST by default, which cost
+ * the 100k rebuild ~6% of its CPU (~0.2 s) for a data file 0.58× the size; a search reads a few rows of them
+ * and took no longer (docs/benchmarks.md).
+ */
+const UNCOMPRESSED = new Set(['shown', 'content', 'context']);
 
 /** A hit with the archived flag it was fetched with; it goes on as a Hit (nothing reads the flag past the store, and copying 60 hits without it cost a search ~0.03 ms). */
 type ShownHit = Hit & { archived: boolean };
