@@ -404,7 +404,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   }
 }
 
-/** Files projected a slice at a time: each slice's rows go to the table's parts before the next slice is projected. */
+/**
+ * Files projected a slice at a time: each slice's rows go to the table's parts before the next slice is projected.
+ * A slice is at most 256 KB and, with small parts (tests), about half a part (a row is ~100–200 bytes of a file).
+ */
 const SLICE_BYTES = 256 * 1024;
 
 async function projectInParts(
@@ -415,11 +418,12 @@ async function projectInParts(
   prepared?: readonly PreparedPage[],
 ): Promise<ChunkResult[]> {
   const results: ChunkResult[] = [];
+  const sliceBytes = Math.min(SLICE_BYTES, parts.partRows * 64);
   let from = 0;
   while (from < tasks.length) {
     let to = from;
     let bytes = 0;
-    while (to < tasks.length && (to === from || bytes < SLICE_BYTES)) bytes += tasks[to++]!.content.byteLength;
+    while (to < tasks.length && (to === from || bytes < sliceBytes)) bytes += tasks[to++]!.content.byteLength;
     const { files, batches } = local.project(tasks.slice(from, to), 'encoded', false, prepared?.slice(from, to));
     results.push({ files });
     await parts.take(batches ?? []);

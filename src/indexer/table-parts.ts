@@ -7,6 +7,7 @@
  * One write at a time, in order: each part is one fragment, so the table holds the rows in the order they were
  * projected, as one write would. The indices are built after the last part, once, over every row (store.ts).
  */
+import { failpoint } from '../core/failpoint.js';
 import type { EncodedBatch } from './arrow-rows.js';
 import { indexError, type IndexStore } from './store.js';
 
@@ -30,7 +31,7 @@ export class TableParts {
   /** `beforeFirst`: what must be on disk before the table changes (the manifest marked dirty, reindex.ts). */
   constructor(
     private readonly store: IndexStore,
-    private readonly partRows: number,
+    readonly partRows: number,
     private readonly beforeFirst: () => Promise<void>,
   ) {}
 
@@ -63,11 +64,14 @@ export class TableParts {
     const part = this.waiting;
     this.waiting = [];
     this.waitingRows = 0;
-    this.writing = this.writing.then(() =>
-      this.store.addEncoded(part).catch((error: unknown) => {
+    this.writing = this.writing.then(async () => {
+      try {
+        await this.store.addEncoded(part);
+      } catch (error) {
         throw indexError('be written', error);
-      }),
-    );
+      }
+      failpoint('reindex:part-written'); // a kill between two parts (test/e2e/failpoints.test.ts)
+    });
     this.writing.catch(() => undefined); // a failure surfaces at finish, not as an unhandled rejection
   }
 }

@@ -51,6 +51,8 @@ const CASES: Case[] = [
   { failpoint: 'reindex:before-manifest', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   // With a projection worker (forced: the vault is small), killed while it projects and after it has finished.
   ...['reindex:projecting', 'reindex:before-manifest'].map((failpoint) => ({ failpoint, before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'], env: { VAULTKEEPER_INDEX_WORKERS: '1' } })),
+  // A new table written a part a time (a part a file here), killed once the first part is in.
+  { failpoint: 'reindex:part-written', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'], env: { VAULTKEEPER_INDEX_PART_ROWS: '1' } },
   ...['dream:after-snapshot', 'dream:after-consolidate', 'dream:before-apply', 'dream:after-apply', 'dream:after-commit'].flatMap((failpoint) => [
     { failpoint, killed: dreamForce, next: ['remember', 'Reads Saramago'] },
     { failpoint, killed: dreamForce, next: dreamForce },

@@ -1,12 +1,19 @@
 /**
  * A new file's rows are hashed after they are written (project-chunk.ts, `unhashed`): the hashes, the rows
- * written and their order must be those of hashing at once, as a file with earlier rows is.
+ * written and their order must be those of hashing at once, as a file with earlier rows is. Pages whose rows are
+ * made after the logs (`preparePages`), from the passages the logs hand over, get the rows of pages that read
+ * the logs themselves.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readJournal } from '../../src/dream/journal.js';
+import { vaultFiles } from '../../src/indexer/fresh.js';
 import { ChunkProjector, hashesOf, type ChunkFile } from '../../src/indexer/project-chunk.js';
 import { rowHash } from '../../src/indexer/row-hash.js';
+import { sourceKind } from '../../src/indexer/sources.js';
+import { readTombstones } from '../../src/tombstones/tombstones.js';
+import { makeProjectionVault } from '../helpers/projection-vault.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -109,5 +116,37 @@ describe('ChunkProjector: a forgotten fact in a log read for a page citation', (
     const rows = projector.project([page, core, log], 'rows').rows!.filter((row) => row.kind === 'fact');
     expect(rows.map((row) => row.text)).toEqual(['Prefers a double ristretto']);
     expect(rows.every((row) => !String(row.context).includes('grinder'))).toBe(true);
+  });
+});
+
+describe('ChunkProjector: pages whose rows are made after the logs', () => {
+  it('get the rows of pages that read the logs they cite themselves, without reading them again', async () => {
+    const root = await makeProjectionVault(await tempDir());
+    const rels = await vaultFiles(root);
+    const read = async (rel: string): Promise<ChunkFile> => ({ rel, content: await readFile(path.join(root, rel)) });
+    const pages = await Promise.all(rels.filter((rel) => sourceKind(rel) !== 'log').map(read));
+    const logs = await Promise.all(rels.filter((rel) => sourceKind(rel) === 'log').map(read));
+    const inputs = { root, journal: await readJournal(root), tombstones: (await readTombstones(root)).entries, cited: [] };
+
+    // The pages alone: each reads the logs it cites from the vault.
+    const alone = new ChunkProjector(inputs).project(pages, 'rows');
+    const cited = alone.files.flatMap((file) => file.cited);
+    expect(cited.length).toBeGreaterThan(100);
+
+    // Parsed first, then the logs (which hand over the passages), then the pages' rows, with the logs gone from
+    // the disk: a page that read a log now would find nothing and lose its passages.
+    const projector = new ChunkProjector(inputs);
+    const prepared = projector.preparePages(pages);
+    expect(prepared.flatMap((page) => page.cited)).toEqual(cited);
+    const logRows = projector.withCited(cited).project(logs, 'rows');
+    expect(logRows.rows!.length).toBeGreaterThan(100);
+    await rm(path.join(root, 'logs'), { recursive: true });
+    const after = projector.project(pages, 'rows', false, prepared);
+    expect(after.rows).toEqual(alone.rows);
+    expect(after.files.map(hashesOf)).toEqual(alone.files.map(hashesOf));
+
+    // The passages count: without the logs, a fresh projector's pages differ.
+    const without = new ChunkProjector(inputs).project(pages, 'rows');
+    expect(without.rows!.map((row) => row.context)).not.toEqual(alone.rows!.map((row) => row.context));
   });
 });
