@@ -40,7 +40,8 @@ function passageAt(facts: readonly Fact[], index: number, separator: string, tex
   return passage.join(separator);
 }
 
-const CITED_FACT_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
+/** A citation's log date and fact id: the page projection (projection.ts) asks for the passages of what it matches, and `want` reads the same. */
+export const CITED_FACT_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 
 /** The log dates a page's citations name. */
 export function citedDates(content: Uint8Array | string): Set<string> {

@@ -9,7 +9,7 @@ import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { Fact } from '../logs/factlog.js';
-import { liveFacts, passagesOf } from './passages.js';
+import { CITED_FACT_RE, liveFacts, passagesOf } from './passages.js';
 import { onlyStopWords } from './query.js';
 import type { IndexRow } from './rows.js';
 import { indexTerms } from './terms.js';
@@ -18,7 +18,6 @@ import { LOG_PATH_RE, sourceKind } from './sources.js';
 import { CITATION_RE } from '../text/citation.js';
 
 export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
-const CITATION_DATE_RE = /\[\[(\d{4}-\d{2}-\d{2})#\^(f-[0-9a-z]+)/g;
 /** Citations are for people and checks; as search terms they are noise. */
 const LINK_RE = /!?\[\[[^\]]*\]\]/g;
 /** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
@@ -148,7 +147,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
       const citations = cites ? [...new Set(citedInLine(statement.text))].filter((id) => chunk.citations.includes(id)) : [];
       // The passages of the facts it cites, so a page line stays findable by its neighbours' words as the
       // facts were before the dream (the page's own neighbouring lines cost precision: docs/benchmarks.md).
-      const passages = cites ? [...statement.text.matchAll(CITATION_DATE_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '') : [];
+      const passages = cites ? [...statement.text.matchAll(CITED_FACT_RE)].filter((m) => citations.includes(m[2]!)).map((m) => passage?.(m[1]!, m[2]!) ?? '') : [];
       const own = cites ? statement.text.replace(CITATION_RE, '') : statement.text;
       const line = chunk.startLine + statement.start;
       const date = (cites ? newestDate([statement.text], tombstones) : null) ?? sectionDate;
@@ -252,7 +251,7 @@ function newestDate(lines: readonly string[], tombstones: TombstoneSet): string 
   let date: string | null = null;
   for (const line of lines) {
     if (!line.includes('#^f-')) continue; // no citation: skip the scan (most lines)
-    for (const match of line.matchAll(CITATION_DATE_RE)) {
+    for (const match of line.matchAll(CITED_FACT_RE)) {
       if (!tombstones.hasId(match[2]!) && (date === null || match[1]! > date)) date = match[1]!;
     }
   }

@@ -9,7 +9,7 @@
  */
 import { failpoint } from '../core/failpoint.js';
 import type { EncodedBatch } from './arrow-rows.js';
-import { indexError, type IndexStore } from './store.js';
+import type { IndexStore } from './store.js';
 
 /** Rows a part holds at least; fewer are written with the rest at the end. VAULTKEEPER_INDEX_PART_ROWS sets it, for tests and measuring. */
 export const PART_ROWS = 25_000;
@@ -65,14 +65,10 @@ export class TableParts {
     this.waiting = [];
     this.waitingRows = 0;
     this.writing = this.writing.then(async () => {
-      try {
-        await this.store.addEncoded(part);
-      } catch (error) {
-        throw indexError('be written', error);
-      }
+      await this.store.addEncoded(part);
       failpoint('reindex:part-written'); // a kill between two parts (test/e2e/failpoints.test.ts)
     });
-    this.writing.catch(() => undefined); // a failure surfaces at finish, not as an unhandled rejection
+    this.writing.catch(() => undefined); // a failure surfaces at finish (where reindex.ts names it), not as an unhandled rejection
   }
 }
 
