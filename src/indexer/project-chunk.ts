@@ -139,7 +139,7 @@ export class ChunkProjector {
               tombstones: this.tombstones,
               cited: this.cited,
               passage,
-              parsedLog: (date, facts) => this.passages.collect(date, facts),
+              onLogFacts: (date, facts) => this.passages.collect(date, facts),
             });
       if (file.previous === undefined) {
         const start = toAdd.length;

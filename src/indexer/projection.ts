@@ -30,8 +30,8 @@ export interface ProjectionInputs {
   cited: ReadonlySet<string>;
   /** The passage of a fact a page cites (passages.ts), '' when unknown: a page line is findable by it as the fact was. */
   passage?: (date: string, id: string) => string;
-  /** Told a log's live facts as parsed, so the passages pages cite are collected from them (passages.ts). */
-  parsedLog?: (date: string, facts: readonly Fact[]) => void;
+  /** Called with a log's live facts once parsed, so the passages pages cite are collected from them (passages.ts). */
+  onLogFacts?: (date: string, facts: readonly Fact[]) => void;
 }
 
 export interface Projection {
@@ -56,11 +56,11 @@ export interface PreparedPage {
   rows(passage?: (date: string, id: string) => string): IndexRow[];
 }
 
-function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited, parsedLog }: ProjectionInputs): IndexRow[] {
+function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited, onLogFacts }: ProjectionInputs): IndexRow[] {
   const date = LOG_PATH_RE.exec(rel)![1]!;
   const pending = isPending(journal, date);
   const facts = liveFacts(content, date, tombstones);
-  parsedLog?.(date, facts);
+  onLogFacts?.(date, facts);
   // The full-text fields hold index terms (terms.ts): each fact's text is analyzed once, and its passage is
   // joined from its neighbours' terms, the same terms as analyzing the joined texts.
   const terms = facts.map((fact) => indexTerms(fact.text));
