@@ -8,6 +8,7 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import { failpointArmed } from '../core/failpoint.js';
 import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
+import { allowBatchTiering } from '../core/tiering.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
@@ -266,6 +267,8 @@ async function main(argv: string[]): Promise<void> {
   // The CLI is a bundle (docs/ARCHITECTURE.md): with --debug, stack traces name the sources, through the source maps
   // of the chunks loaded from here on (each command's).
   if (debug) process.setSourceMapsEnabled(true);
+  // This process is the CLI's own: a long rebuild may have V8 optimize its code later (core/tiering.ts).
+  allowBatchTiering();
   const named = commandNamed(argv);
   let program = build(named);
   // Not a command's name (a typo): all of them, so commander can suggest the nearest.
