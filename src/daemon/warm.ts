@@ -4,6 +4,7 @@
  * scheduler; `vaultkeeper serve` runs it alone.
  */
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { readManifestSummary } from '../indexer/manifest.js';
 import { watchVault } from '../indexer/watch.js';
 import type { Vault } from '../vault/vault.js';
 import { answerQuery } from './queries.js';
@@ -52,7 +53,12 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
   await watcher.ready;
   // Queries wait for one full pass (changes made while nothing watched; the index's files verified once, as
   // search's own pass no longer does), then the watcher keeps the index current.
-  const caughtUp = vault().reindex({ verify: true }).then(() => undefined, hooks.onIndexError);
+  // Rows written before this process started (a CLI search's update, say) are folded in as well, once quiet.
+  const caughtUp = vault()
+    .reindex({ verify: true })
+    .then(async () => {
+      if (((await readManifestSummary(root))?.writes ?? 0) > 0) foldInWhenIdle();
+    }, hooks.onIndexError);
   let socketProblem: string | null = null;
   const queries = await serveQueries(root, async (request) => {
     await caughtUp;

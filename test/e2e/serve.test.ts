@@ -146,4 +146,33 @@ describe('vaultkeeper serve', { timeout: 120_000 }, () => {
     expect((await exited).code).toBe(0);
     expect(await exists(socket(root))).toBe(false);
   });
+
+  it('folds rows the CLI wrote into the full-text index once quiet after it starts, with nothing changed meanwhile', async () => {
+    const root = await vault();
+    // A table of some rows, then one more, indexed by a search: its row is searched flat (reindex.ts: FOLD_IN_ROWS).
+    const facts = Array.from({ length: 10 }, (_, i) => `- [fact] Tasted coffee number ${i} ^f-a${String(i).padStart(9, '0')}`);
+    await writeFile(path.join(root, 'logs/2026-05-01.md'), `# 2026-05-01\n\n## 09:00 · cli\n${facts.join('\n')}\n`);
+    await runJson(['--vault', root, 'reindex', '--clear']);
+    await runJson(['--vault', root, 'remember', 'Bought a coffee grinder', '--date', '2026-06-04']);
+    await runJson(['--vault', root, 'search', 'grinder'], { env: { VAULTKEEPER_NO_DAEMON: '1' } });
+    const unindexedRows = async (): Promise<number> => {
+      const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
+      return store.unindexedRows().finally(() => store.close());
+    };
+    expect(await unindexedRows()).toBeGreaterThan(0);
+    const { child, exited } = await serve(root);
+    const deadline = Date.now() + 30_000;
+    let unindexed = await unindexedRows();
+    while (unindexed > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      unindexed = await unindexedRows();
+    }
+    expect(unindexed).toBe(0);
+    const { served, local } = await bothWays(root, ['coffee']);
+    expect(served.stdout).toBe(local.stdout);
+
+    child.kill('SIGINT');
+    expect((await exited).code).toBe(0);
+    expect(await exists(socket(root))).toBe(false);
+  });
 });
