@@ -312,5 +312,7 @@ process.once('beforeExit', () => {
   process.stderr.write('vaultkeeper: internal error: the command stopped before it finished (nothing was left to wait for); run it again, and report it if it repeats\n');
   process.exitCode = 70;
 });
-await main(process.argv);
-finished = true;
+// Not a top-level await: the CLI bundle is CommonJS (scripts/bundle-cli.mjs).
+void main(process.argv).then(() => {
+  finished = true;
+});

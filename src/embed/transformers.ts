@@ -5,9 +5,9 @@
  * error naming what to fetch, never a download in the middle of indexing.
  */
 import { access, readdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { pipeline as Pipeline } from '@huggingface/transformers';
 import type { Config } from '../core/config.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
@@ -101,7 +101,8 @@ async function cacheFolders(settings: TransformersSettings, options: { root: str
 
 /** transformers.js caches downloads in `.cache/` inside its own package folder. */
 function libraryCacheDir(): string {
-  const entry = fileURLToPath(import.meta.resolve('@huggingface/transformers'));
+  // require's resolution: import.meta.resolve does not survive the CommonJS CLI bundle; both entries sit in dist/.
+  const entry = createRequire(import.meta.url).resolve('@huggingface/transformers');
   return path.join(path.dirname(path.dirname(entry)), '.cache');
 }
 

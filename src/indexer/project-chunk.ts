@@ -11,6 +11,9 @@ import { columnsOf, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
 import { preparePage, projectFile, type PreparedPage } from './projection.js';
 import { batchHashes, rowHash } from './row-hash.js';
+
+/** Settles once the projection can hash rows: whoever loads this module awaits it before projecting. */
+export { rowHashing } from './row-hash.js';
 import type { IndexRow } from './rows.js';
 import { sourceKind } from './sources.js';
 

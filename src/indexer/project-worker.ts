@@ -15,7 +15,10 @@ export type WorkerRequest = { type: 'inputs'; inputs: ChunkInputs } | { type: 'c
 const port = parentPort!;
 // The projection (markdown-it, yaml) loads while the indexer reads the files; once it has, the worker asks for
 // chunks, so one slow to start never holds a chunk the indexer's thread could have taken.
-const loading = import('./project-chunk.js');
+const loading = import('./project-chunk.js').then(async (chunks) => {
+  await chunks.rowHashing;
+  return chunks;
+});
 void loading.then(() => port.postMessage({ ready: true }));
 let projector: InstanceType<Awaited<typeof loading>['ChunkProjector']> | null = null;
 // Requests are handled one at a time, in order: each waits for the one before (the module load first).

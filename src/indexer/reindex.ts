@@ -438,7 +438,10 @@ async function projectInParts(
 
 /** The projection's modules, loading; a failure surfaces where they are awaited, never as an unhandled rejection. */
 function loadChunks(): Promise<typeof Chunks> {
-  const loading = import('./project-chunk.js');
+  const loading = import('./project-chunk.js').then(async (chunks) => {
+    await chunks.rowHashing;
+    return chunks;
+  });
   loading.catch(() => undefined);
   return loading;
 }

@@ -18,9 +18,19 @@ const HASHED = ['shown', 'page_type', 'status', 'content', 'context'] as const;
  * xxHash rather than sha256: it tells an edited row from the one before (a 2^-64 chance to miss one), nothing
  * adversarial rests on it, and the 100k rebuild spent ~0.1 s in sha256 calls (docs/benchmarks.md).
  */
-const { h64Raw } = await xxhash();
+let h64Raw: ((input: Uint8Array) => bigint) | undefined;
+
+/**
+ * Settles once xxhash-wasm's WebAssembly has loaded: `rowHash` and `batchHashes` need it. A promise rather than
+ * a top-level await, which the CLI bundle (CommonJS, scripts/bundle-cli.mjs) cannot hold; the projection's
+ * loaders await it (project-chunk.ts).
+ */
+export const rowHashing: Promise<void> = xxhash().then((hasher) => {
+  h64Raw = hasher.h64Raw;
+});
 
 function digest(bytes: Uint8Array): string {
+  if (h64Raw === undefined) throw new Error('row hashing used before it loaded (await rowHashing)');
   return h64Raw(bytes).toString(36);
 }
 

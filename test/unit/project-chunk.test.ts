@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/dream/journal.js';
 import { vaultFiles } from '../../src/indexer/fresh.js';
-import { ChunkProjector, hashesOf, type ChunkFile } from '../../src/indexer/project-chunk.js';
+import { ChunkProjector, hashesOf, rowHashing, type ChunkFile } from '../../src/indexer/project-chunk.js';
 import { rowHash } from '../../src/indexer/row-hash.js';
 import { sourceKind } from '../../src/indexer/sources.js';
 import { readTombstones } from '../../src/tombstones/tombstones.js';
@@ -42,6 +42,9 @@ async function setUp(): Promise<{ projector: ChunkProjector; files: ChunkFile[] 
   const files = await Promise.all(['2_Areas/espresso.md', 'MEMORY.md', 'logs/2026-05-01.md'].map(async (rel) => ({ rel, content: await readFile(path.join(root, rel)) })));
   return { projector: new ChunkProjector({ root, journal: JOURNAL, tombstones: [], cited: [] }), files };
 }
+
+// The projection hashes rows once xxhash-wasm has loaded, as its loaders wait for (reindex.ts, project-worker.ts).
+await rowHashing;
 
 describe('ChunkProjector: the hashes of a new file', () => {
   it('are left for later, and are then those of hashing at once; the same rows are written in the same order', async () => {

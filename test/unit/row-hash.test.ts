@@ -2,8 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { encodeColumns } from '../../src/indexer/arrow-rows.js';
 import { columnsOf, shownJson, tableColumns } from '../../src/indexer/columns.js';
-import { batchHashes, rowHash } from '../../src/indexer/row-hash.js';
+import { batchHashes, rowHash, rowHashing } from '../../src/indexer/row-hash.js';
 import type { IndexRow } from '../../src/indexer/rows.js';
+
+await rowHashing;
 
 describe('rowHash', () => {
   const base: IndexRow = {
