@@ -287,12 +287,18 @@ export class IndexStore {
 }
 
 /**
- * The rows table, or null when there is none. Listing is not enough: on some S3-compatible stores
- * (s3rver) LanceDB lists no tables where one exists, so an unlisted table is still tried.
+ * The rows table, or null when there is none. Opened first and listed only when that fails (a search opens it
+ * one round trip to LanceDB's threads sooner): a listed table that does not open is an error; an unlisted one
+ * is none. Listing alone is not enough: on some S3-compatible stores (s3rver) LanceDB lists no tables where one
+ * exists.
  */
 async function openRows(db: Connection): Promise<Table | null> {
-  if ((await db.tableNames()).includes(TABLE)) return db.openTable(TABLE);
-  return db.openTable(TABLE).catch(() => null);
+  try {
+    return await db.openTable(TABLE);
+  } catch (error) {
+    if ((await db.tableNames()).includes(TABLE)) throw error;
+    return null;
+  }
 }
 
 /**
