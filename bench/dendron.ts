@@ -200,7 +200,12 @@ function runProgram(program: string, args: readonly string[], env: NodeJS.Proces
 }
 
 /** Rounds of in-process searches, ours and qmd's alternating, so a change in the machine's load hits both. */
-const IN_PROCESS_ROUNDS = 5;
+const IN_PROCESS_ROUNDS = 10;
+/**
+ * Each side first answers every query once, unmeasured: a warm process has. Our first rounds run while V8 still
+ * compiles the search path (on Dendron the first two rounds' p50 2-3 ms, later ones ~1.6 ms; docs/benchmarks.md).
+ */
+const WARM_UP = (queries: readonly string[]): readonly string[] => [...new Set(queries)];
 
 /**
  * Ours: Vault.search on a warm vault (as the daemon runs it). qmd's: its SDK's searchLex, when QMD_NODE and
@@ -214,7 +219,7 @@ export async function measureInProcess(root: string, queries: readonly string[],
   const ours: number[][] = [];
   const qmds: number[][] = [];
   try {
-    for (const query of queries.slice(0, 5)) await vault.search(query, options);
+    for (const query of WARM_UP(queries)) await vault.search(query, options);
     for (let round = 0; round < IN_PROCESS_ROUNDS; round++) {
       const times: number[] = [];
       for (const query of queries) {
@@ -244,7 +249,7 @@ function startQmdSearcher(dbPath: string, queries: readonly string[], env: NodeJ
   const script = `const { createStore } = await import(${JSON.stringify(process.env.QMD_SDK)});
 const store = await createStore({ dbPath: ${JSON.stringify(dbPath)} });
 const queries = ${JSON.stringify(queries)};
-for (const q of queries.slice(0, 5)) await store.searchLex(q, { limit: 10 });
+for (const q of ${JSON.stringify(WARM_UP(queries))}) await store.searchLex(q, { limit: 10 });
 const { createInterface } = await import('node:readline');
 for await (const line of createInterface({ input: process.stdin })) {
   if (line !== 'round') break;
