@@ -8,8 +8,9 @@
 import type { Connection, ConnectionOptions } from '@lancedb/lancedb';
 import type * as Lance from '@lancedb/lancedb';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { Module, createRequire } from 'node:module';
 import path from 'node:path';
+import { ARROW_EXPORTS, ARROW_VERSION } from './arrow-exports.js';
 
 /** What the store uses of LanceDB. */
 export interface LanceApi {
@@ -82,9 +83,13 @@ interface LeanParts {
  * LanceDB requires apache-arrow, whose CommonJS build is some 200 files: loading them cost a CLI search
  * ~80 ms of CPU, more than the query. The same package ships its whole library as one file
  * (Arrow.esnext.min.js: the same version and the same exports, without the Node stream adapters LanceDB
- * does not use), which loads in a fraction of that. It is put in require's cache under the name LanceDB's
- * `require('apache-arrow')` resolves to (Node documents adding entries to require.cache), so LanceDB gets
- * it. Should the file be missing, nothing is cached and LanceDB loads the usual build.
+ * does not use), which loads in a fraction of that: ~10 ms, still a tenth of a CLI search, which reads its
+ * results without Arrow (ipc-messages.ts). So LanceDB gets, in require's cache under the name its
+ * `require('apache-arrow')` resolves to (Node documents adding entries to require.cache), a module of the same
+ * names whose values load the one-file build on first use: its modules only use Arrow inside their functions, and
+ * re-export it as getters, so a search never loads it, and a write does when it first builds a table. For another
+ * version of apache-arrow than the one whose names arrow-exports.ts lists, the one-file build loads at once; should
+ * the file be missing, nothing is cached and LanceDB loads the usual build.
  */
 function arrowAsOneFile(lanceMain: string): void {
   try {
@@ -92,9 +97,23 @@ function arrowAsOneFile(lanceMain: string): void {
     const main = fromLance.resolve('apache-arrow');
     if (fromLance.cache[main] !== undefined) return;
     const bundle = fromLance.resolve('apache-arrow/Arrow.esnext.min');
-    fromLance(bundle);
-    const loaded = fromLance.cache[bundle];
-    if (loaded !== undefined) fromLance.cache[main] = loaded;
+    const version = (JSON.parse(readFileSync(path.join(path.dirname(bundle), 'package.json'), 'utf8')) as { version?: unknown }).version;
+    if (version !== ARROW_VERSION) {
+      fromLance(bundle);
+      const loaded = fromLance.cache[bundle];
+      if (loaded !== undefined) fromLance.cache[main] = loaded;
+      return;
+    }
+    let arrow: Record<string, unknown> | undefined;
+    const exports: Record<string, unknown> = {};
+    for (const name of ARROW_EXPORTS) {
+      Object.defineProperty(exports, name, { enumerable: true, get: () => (arrow ??= fromLance(bundle) as Record<string, unknown>)[name] });
+    }
+    const lazy = new Module(main);
+    lazy.filename = main;
+    lazy.exports = exports;
+    lazy.loaded = true;
+    fromLance.cache[main] = lazy;
   } catch {
     // The usual build then loads as before.
   }

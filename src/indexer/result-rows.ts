@@ -2,12 +2,12 @@
  * A search query's rows as the store reads them: each row's `shown` JSON (not yet parsed) and its score. LanceDB's
  * native query hands its result over as Arrow IPC buffers, one per batch; its JavaScript wraps each in an Arrow table
  * (tableFromIPC), which costs a warm search more than reading the two columns it needs straight from the buffer
- * (docs/benchmarks.md). `readIpc` does that for the plain columns the store's queries return, and says when a buffer
- * is anything else, so the caller decodes it with Arrow (`readBatch`) and the rows come out the same either way.
+ * (docs/benchmarks.md). `readIpc` does that for the plain columns the store's queries return, without apache-arrow
+ * (ipc-messages.ts reads the messages' headers), and says when a buffer is anything else, so the caller decodes it
+ * with Arrow (`readBatch`) and the rows come out the same either way.
  */
 import type * as Arrow from 'apache-arrow';
-
-type ArrowModule = typeof Arrow;
+import { ARROW_TYPE, SINGLE_PRECISION, ipcMessages, type IpcField } from './ipc-messages.js';
 
 /** One query's rows, in the order LanceDB returned them. */
 export interface ResultRows {
@@ -23,91 +23,126 @@ const FILE_MAGIC = Buffer.from('ARROW1');
  * nothing, when the buffer holds anything but a schema and record batches whose `shown` column is non-null Utf8 and
  * whose `rawColumn` is non-null Float32 (the columns as the table and LanceDB make them).
  */
-export function readIpc(arrow: ArrowModule, buffer: Uint8Array, rawColumn: string, out: ResultRows): boolean {
-  // Rows go straight into `out`; a declined buffer takes back what it added. A buffer the reader cannot make sense
-  // of is declined too: Arrow's decoding then says what is wrong with it, as it did before this reader.
-  const before = out.raw.length;
+export function readIpc(buffer: Uint8Array, rawColumn: string, out: ResultRows): boolean {
+  const columns = { shown: [] as Cell[], [rawColumn]: [] as Cell[] };
+  if (!readIpcColumns(buffer, { shown: 'utf8', [rawColumn]: 'float32' }, columns)) return false;
+  const shown = columns.shown;
+  const raw = columns[rawColumn]!;
+  if (shown.includes(null) || raw.includes(null)) return false;
+  for (let i = 0; i < shown.length; i++) {
+    out.shown.push(shown[i] as string);
+    out.raw.push(raw[i] as number);
+  }
+  return true;
+}
+
+/** The column types read without Arrow: Utf8, 32-bit float, 32-bit integer. */
+export type ColumnType = 'utf8' | 'float32' | 'int32';
+/** A value read: null where the column holds a null. */
+export type Cell = string | number | null;
+
+/**
+ * Appends the values of the `want`ed columns of one IPC buffer to `out` (a list a column, a value a row) and returns
+ * true; returns false, adding nothing, when the buffer holds anything but a schema and record batches of Utf8,
+ * Float32 and Int32 columns among which each wanted one is, of its type. A buffer it cannot make sense of is declined
+ * too: Arrow's decoding then says what is wrong with it, as it did before this reader.
+ */
+export function readIpcColumns(buffer: Uint8Array, want: Readonly<Record<string, ColumnType>>, out: Record<string, Cell[]>): boolean {
+  const names = Object.keys(want);
+  const before = names.map((name) => out[name]!.length);
   let read = false;
   try {
-    read = readMessages(arrow, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), rawColumn, out);
+    read = readMessages(Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), want, out);
   } catch {
     read = false;
   }
-  if (!read) {
-    out.shown.length = before;
-    out.raw.length = before;
-  }
+  if (!read) names.forEach((name, i) => (out[name]!.length = before[i]!));
   return read;
 }
 
-function readMessages(arrow: ArrowModule, bytes: Buffer, rawColumn: string, out: ResultRows): boolean {
+function readMessages(bytes: Buffer, want: Readonly<Record<string, ColumnType>>, out: Record<string, Cell[]>): boolean {
   let start = 0;
   if (bytes.subarray(0, FILE_MAGIC.length).equals(FILE_MAGIC)) {
     start = 8;
     // The writer aligns the first message (to 64 bytes): zero words until its continuation marker.
     while (start + 4 <= bytes.length && bytes.readInt32LE(start) === 0) start += 4;
   }
-  const reader = new arrow.MessageReader(bytes.subarray(start));
-  const schema = reader.readMessage()?.header();
-  if (!(schema instanceof arrow.Schema)) return false;
-  const layout = columnLayout(arrow, schema, rawColumn);
-  if (layout === null) return false;
-  for (let message = reader.readMessage(); message !== null; message = reader.readMessage()) {
-    if (message.headerType !== arrow.MessageHeader.RecordBatch) return false;
-    // Arrow's record batch metadata, whose `length` and `buffers` (offset and length in the body) its one-file build
-    // keeps under these names; should a build not, Arrow decodes instead.
-    const batch = message.header() as unknown as { length?: unknown; buffers?: unknown };
-    const body = reader.readMessageBody(message.bodyLength);
-    if (typeof batch.length !== 'number' || !Array.isArray(batch.buffers)) return false;
-    const regions = batch.buffers as Array<{ offset?: unknown; length?: unknown }>;
-    if (regions.length !== layout.buffers || !regions.every((r) => typeof r.offset === 'number' && typeof r.length === 'number')) return false;
-    const region = (i: number): { offset: number; length: number } => regions[i] as { offset: number; length: number };
-    const rows = batch.length;
-    const view = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    if (!allValid(view, region(layout.shownBuffer), rows) || !allValid(view, region(layout.rawBuffer), rows)) return false;
-    // A Utf8 column's buffers: validity, offsets (int32), data; a Float32 column's: validity, values. Each must lie
-    // in the body and the strings in their data: Buffer.toString would cut a string short rather than fail.
-    const offsets = region(layout.shownBuffer + 1);
-    const data = region(layout.shownBuffer + 2);
-    const values = region(layout.rawBuffer + 1);
-    const within = (r: { offset: number; length: number }, bytes: number): boolean => r.length >= bytes && r.offset >= 0 && r.offset + bytes <= view.length;
-    if (!within(offsets, 4 * (rows + 1)) || !within(data, 0) || !within(values, 4 * rows)) return false;
-    if (view.readInt32LE(offsets.offset) < 0 || view.readInt32LE(offsets.offset + 4 * rows) > Math.min(data.length, view.length - data.offset)) return false;
-    for (let i = 0; i < rows; i++) {
-      const from = view.readInt32LE(offsets.offset + 4 * i);
-      const to = view.readInt32LE(offsets.offset + 4 * i + 4);
-      if (to < from) return false;
-      out.shown.push(view.toString('utf8', data.offset + from, data.offset + to));
-      out.raw.push(view.readFloatLE(values.offset + 4 * i));
+  let layout: Layout | null = null;
+  for (const message of ipcMessages(bytes, start)) {
+    if (layout === null) {
+      // The schema comes first, and once.
+      if (message.kind !== 'schema' || message.bigEndian) return false;
+      layout = columnLayout(message.fields, want);
+      if (layout === null) return false;
+      continue;
+    }
+    if (message.kind !== 'batch' || message.compressed) return false;
+    const { length: rows, buffers: regions, body } = message;
+    if (regions.length !== layout.buffers || rows < 0) return false;
+    for (const column of layout.columns) {
+      if (!readColumn(body, column.type, regions.slice(column.buffer, column.buffer + (column.type === 'utf8' ? 3 : 2)), rows, out[column.name]!)) return false;
     }
   }
-  return true;
+  return layout !== null;
 }
 
-/** Where the two columns' buffers stand among the batch's, and how many it has; null when a field is of a type read here without Arrow. */
-function columnLayout(arrow: ArrowModule, schema: Arrow.Schema, rawColumn: string): { shownBuffer: number; rawBuffer: number; buffers: number } | null {
+/** Where each wanted column's buffers start among a batch's, and how many buffers a batch has. */
+interface Layout {
+  columns: Array<{ name: string; type: ColumnType; buffer: number }>;
+  buffers: number;
+}
+
+/** The layout of a schema of Utf8, Float32 and Int32 fields only (null for any other, or without a wanted column). */
+function columnLayout(fields: readonly IpcField[], want: Readonly<Record<string, ColumnType>>): Layout | null {
+  const columns: Layout['columns'] = [];
   let buffers = 0;
-  let shownBuffer = -1;
-  let rawBuffer = -1;
-  for (const field of schema.fields) {
-    const type = field.type as Arrow.DataType;
-    if (type.typeId === arrow.Type.Utf8) {
-      if (field.name === 'shown') shownBuffer = buffers;
-      buffers += 3;
-    } else if (type.typeId === arrow.Type.Float && (type as Arrow.Float).precision === arrow.Precision.SINGLE) {
-      if (field.name === rawColumn) rawBuffer = buffers;
-      buffers += 2;
-    } else return null;
+  for (const field of fields) {
+    if (field.children > 0 || field.dictionary) return null;
+    const type = columnType(field);
+    if (type === null) return null;
+    if (want[field.name] !== undefined) {
+      if (want[field.name] !== type) return null;
+      columns.push({ name: field.name, type, buffer: buffers });
+    }
+    buffers += type === 'utf8' ? 3 : 2;
   }
-  return shownBuffer < 0 || rawBuffer < 0 ? null : { shownBuffer, rawBuffer, buffers };
+  return columns.length === Object.keys(want).length ? { columns, buffers } : null;
 }
 
-/** True when a validity bitmap (none: every value valid) marks each of the first `length` values valid. */
-function allValid(view: Buffer, bitmap: { offset: number; length: number }, length: number): boolean {
-  if (bitmap.length === 0) return true;
-  for (let i = 0; i < length; i++) if (((view[bitmap.offset + (i >> 3)]! >> (i & 7)) & 1) === 0) return false;
+function columnType(field: IpcField): ColumnType | null {
+  if (field.typeId === ARROW_TYPE.Utf8) return 'utf8';
+  if (field.typeId === ARROW_TYPE.FloatingPoint && field.precision === SINGLE_PRECISION) return 'float32';
+  if (field.typeId === ARROW_TYPE.Int && field.bitWidth === 32 && field.signed) return 'int32';
+  return null;
+}
+
+/**
+ * Appends a column's `rows` values from its buffers in the batch's body: a Utf8 column's are validity, offsets
+ * (int32) and data; a Float32 or Int32 column's validity and values. Each must lie in the body and the strings in
+ * their data (Buffer.toString would cut a string short rather than fail); false when they do not.
+ */
+function readColumn(body: Buffer, type: ColumnType, regions: ReadonlyArray<{ offset: number; length: number }>, rows: number, out: Cell[]): boolean {
+  const within = (r: { offset: number; length: number }, bytes: number): boolean => r.length >= bytes && r.offset >= 0 && r.offset + bytes <= body.length;
+  const [validity, values, data] = regions as [Region, Region, Region | undefined];
+  if (validity.length > 0 && !within(validity, Math.ceil(rows / 8))) return false;
+  const valid = (i: number): boolean => validity.length === 0 || ((body[validity.offset + (i >> 3)]! >> (i & 7)) & 1) === 1;
+  if (type !== 'utf8') {
+    if (!within(values, 4 * rows)) return false;
+    for (let i = 0; i < rows; i++) out.push(!valid(i) ? null : type === 'float32' ? body.readFloatLE(values.offset + 4 * i) : body.readInt32LE(values.offset + 4 * i));
+    return true;
+  }
+  if (data === undefined || !within(values, 4 * (rows + 1)) || !within(data, 0)) return false;
+  if (body.readInt32LE(values.offset) < 0 || body.readInt32LE(values.offset + 4 * rows) > Math.min(data.length, body.length - data.offset)) return false;
+  for (let i = 0; i < rows; i++) {
+    const from = body.readInt32LE(values.offset + 4 * i);
+    const to = body.readInt32LE(values.offset + 4 * i + 4);
+    if (to < from) return false;
+    out.push(valid(i) ? body.toString('utf8', data.offset + from, data.offset + to) : null);
+  }
   return true;
 }
+
+type Region = { offset: number; length: number };
 
 /** Appends an Arrow batch's rows to `out` (Arrow's decoding: the way for any buffer `readIpc` declines). */
 export function readBatch(batch: Arrow.RecordBatch, rawColumn: string, out: ResultRows): void {

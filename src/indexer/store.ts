@@ -13,7 +13,7 @@ import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arr
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
-import { readBatch, readIpc, type ResultRows } from './result-rows.js';
+import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
 
@@ -243,11 +243,13 @@ export class IndexStore {
     const newest = new Map<string, { date: string; line: number; key: string }>();
     if ((await this.current()) === null || subjects.length === 0) return newest;
     const filter = [`kind = 'fact'`, `subject IN (${subjects.map(sqlString).join(', ')})`, ...(where === null ? [] : [where])].join(' AND ');
-    const rows = await this.table!.query().where(filter).select(['key', 'subject', 'date', 'line']).toArray();
-    for (const r of rows as Array<Record<string, unknown>>) {
-      const row = { date: String(r.date ?? ''), line: Number(r.line), key: String(r.key) };
-      const best = newest.get(String(r.subject));
-      if (best === undefined || row.date > best.date || (row.date === best.date && row.line > best.line)) newest.set(String(r.subject), row);
+    const KEYED = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
+    const c = await fetchColumns(this.table!.query().where(filter).select(Object.keys(KEYED)), KEYED);
+    for (let i = 0; i < c.key!.length; i++) {
+      const row = { date: String(c.date![i] ?? ''), line: Number(c.line![i]), key: String(c.key![i]) };
+      const subject = String(c.subject![i]);
+      const best = newest.get(subject);
+      if (best === undefined || row.date > best.date || (row.date === best.date && row.line > best.line)) newest.set(subject, row);
     }
     return newest;
   }
@@ -444,10 +446,33 @@ async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, r
     }
     return out;
   }
-  const arrow = arrowModule();
   const batches = await native.execute();
   for (let buffer = await batches.next(); buffer !== null; buffer = out.raw.length >= size ? null : await batches.next()) {
-    if (!readIpc(arrow, buffer, rawColumn, out)) for (const batch of arrow.tableFromIPC(buffer).batches) readBatch(batch, rawColumn, out);
+    if (!readIpc(buffer, rawColumn, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) readBatch(batch, rawColumn, out);
+  }
+  return out;
+}
+
+/**
+ * Every row of a query, as a list of values a column (`want`: the columns and their types): read from the native
+ * query's IPC buffers without Arrow (`readIpcColumns`), a buffer it declines decoded by Arrow.
+ */
+async function fetchColumns(query: Lance.Query, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
+  const out: Record<string, Cell[]> = Object.fromEntries(Object.keys(want).map((name) => [name, []]));
+  const decode = (batch: Arrow.RecordBatch): void => {
+    for (const name of Object.keys(want)) {
+      const column = batch.getChild(name);
+      for (let i = 0; i < batch.numRows; i++) out[name]!.push((column?.get(i) as Cell | undefined) ?? null);
+    }
+  };
+  const native = nativeQuery(query);
+  if (native === null) {
+    for await (const batch of query) decode(batch);
+    return out;
+  }
+  const batches = await native.execute();
+  for (let buffer = await batches.next(); buffer !== null; buffer = await batches.next()) {
+    if (!readIpcColumns(buffer, want, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) decode(batch);
   }
   return out;
 }

@@ -68,6 +68,10 @@ describe('the CLI bundle', () => {
     // LanceDB, its native module and what it requires (apache-arrow, reflect-metadata): nothing of another command's.
     expect([...packages].filter((name) => !name.startsWith('@lancedb/') && !['apache-arrow', 'reflect-metadata'].includes(name))).toEqual([]);
     expect(packages).toContain('@lancedb/lancedb');
+    // apache-arrow only as the name LanceDB requires (lance-load.ts), none of its code: the rows are read without it.
+    const arrow = run.loaded.filter((url) => url.includes('/node_modules/apache-arrow/'));
+    expect(arrow.length, arrow.join('\n')).toBe(1);
+    expect(arrow.some((url) => url.endsWith('/Arrow.esnext.min.js'))).toBe(false);
     const ours = run.loaded.filter((url) => url.startsWith('file:') && !url.includes('/node_modules/'));
     // Nothing from the compiled modules: the bundle is whole. The chunk count is the point of the bundle.
     expect(ours.every((url) => url.includes('/dist/bin/')), ours.join('\n')).toBe(true);
@@ -92,6 +96,10 @@ describe('the CLI bundle', () => {
     expect((JSON.parse(rebuild.stdout) as { rows: number }).rows).toBeGreaterThan(0);
     const rebuilt = packagesOf(rebuild.loaded);
     expect(rebuilt).toContain('@lancedb/lancedb');
+    // A write loads Arrow, as its one-file build: not the usual build's two hundred files.
+    const arrowFiles = rebuild.loaded.filter((url) => url.includes('/node_modules/apache-arrow/'));
+    expect(arrowFiles.some((url) => url.endsWith('/Arrow.esnext.min.js')), arrowFiles.join('\n')).toBe(true);
+    expect(arrowFiles.length, arrowFiles.join('\n')).toBe(2);
     expect(rebuilt).not.toContain('zod');
     // markdown-it, what it imports, and js-yaml are bundled into the chunks (scripts/bundle-cli.mjs): none loads from node_modules.
     for (const name of ['markdown-it', 'mdurl', 'uc.micro', 'entities', 'linkify-it', 'punycode.js', 'js-yaml']) expect(rebuilt, name).not.toContain(name);

@@ -1,14 +1,17 @@
 /**
  * The store reads a query's rows straight from LanceDB's IPC buffers (result-rows.ts, `readIpc`). Here LanceDB
  * itself answers the store's kinds of query (full text over two fields, with a filter, with no match, nearest
- * vectors) on a real table, and every buffer it hands over reads the same with readIpc as with Arrow's decoding.
+ * vectors) on a real table, and every buffer it hands over reads the same with readIpc as with Arrow's decoding;
+ * so do the columns a search reads of keyed facts (`readIpcColumns`) from a vault's own table.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { readBatch, readIpc, type ResultRows } from '../../src/indexer/result-rows.js';
+import { readBatch, readIpc, readIpcColumns, type Cell, type ResultRows } from '../../src/indexer/result-rows.js';
+import { runJson } from '../helpers/cli.js';
+import { makeProjectionVault } from '../helpers/projection-vault.js';
 import { useTempDir } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -61,7 +64,7 @@ describe('reading LanceDB query results', () => {
             const expected: ResultRows = { shown: [], raw: [] };
             for (const batch of arrow.tableFromIPC(buffer).batches) readBatch(batch, rawColumn, expected);
             const out: ResultRows = { shown: [], raw: [] };
-            const ok = readIpc(arrow, buffer, rawColumn, out);
+            const ok = readIpc(buffer, rawColumn, out);
             // A result of no rows may come without the selected columns: then Arrow decodes it (to none).
             if (expected.raw.length > 0) expect(ok, `${name}, ${arrowName}`).toBe(true);
             if (ok) {
@@ -77,4 +80,38 @@ describe('reading LanceDB query results', () => {
       db.close();
     }
   });
+
+  it("reads a vault's key, subject, date and line columns (Utf8, a nullable Utf8, Int32) as Arrow does", async () => {
+    // The store's own table, built by the CLI: keyed facts and pages (whose date is null).
+    const root = await makeProjectionVault(await tempDir());
+    await runJson(['--vault', root, 'reindex', '--clear']);
+    const db = await lancedb.connect(path.join(root, '.vaultkeeper/index'));
+    const table = await db.openTable('rows');
+    try {
+      const want = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
+      let read = 0;
+      for (const where of ["kind = 'fact' AND subject != ''", 'true']) {
+        for (const buffer of await buffers(table.query().where(where).select(Object.keys(want)))) {
+          for (const [arrowName, arrow] of arrows) {
+            const expected: Record<string, Cell[]> = { key: [], subject: [], date: [], line: [] };
+            for (const batch of arrow.tableFromIPC(buffer).batches) {
+              for (const name of Object.keys(want)) for (let i = 0; i < batch.numRows; i++) expected[name]!.push((batch.getChild(name)!.get(i) as Cell) ?? null);
+            }
+            const out: Record<string, Cell[]> = { key: [], subject: [], date: [], line: [] };
+            expect(readIpcColumns(buffer, want, out), `${where}, ${arrowName}`).toBe(true);
+            expect(out, `${where}, ${arrowName}`).toEqual(expected);
+            read += out.key!.length;
+          }
+        }
+      }
+      const all: Record<string, Cell[]> = { key: [], subject: [], date: [], line: [] };
+      for (const buffer of await buffers(table.query().select(Object.keys(want)))) readIpcColumns(buffer, want, all);
+      expect(all.date).toContain(null);
+      expect(all.subject!.some((subject) => subject !== '')).toBe(true);
+      expect(read).toBeGreaterThan(1_000);
+    } finally {
+      table.close();
+      db.close();
+    }
+  }, 60_000);
 });

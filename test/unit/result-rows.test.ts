@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import * as ArrowEsm from 'apache-arrow';
-import { readBatch, readIpc, type ResultRows } from '../../src/indexer/result-rows.js';
+import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from '../../src/indexer/result-rows.js';
 
 type ArrowModule = typeof ArrowEsm;
 const builds: Array<[string, ArrowModule]> = [
@@ -25,7 +25,7 @@ function rowsOf(arrow: ArrowModule, buffer: Uint8Array, rawColumn = '_score'): R
 }
 
 describe.each(builds)('readIpc (%s)', (_name, arrow) => {
-  const { Field, Float32, Float64, Int32, LargeUtf8, RecordBatch, Schema, Table, Utf8, makeData, makeVector, tableToIPC, vectorFromArray } = arrow;
+  const { Field, Float32, Float64, Int32, Int64, LargeUtf8, RecordBatch, Schema, Table, Utf8, makeData, makeVector, tableToIPC, vectorFromArray } = arrow;
   const shownData = (values: Array<string | null>): ArrowEsm.Data => vectorFromArray(values, new Utf8()).data[0]!;
   const batchOf = (schema: ArrowEsm.Schema, columns: ArrowEsm.Data[]): ArrowEsm.RecordBatch =>
     new RecordBatch(schema, makeData({ type: new arrow.Struct(schema.fields), length: columns[0]!.length, nullCount: 0, children: columns }));
@@ -38,7 +38,7 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     const file = Buffer.concat([Buffer.from('ARROW1'), Buffer.alloc(58), stream, Buffer.from('footer')]);
     for (const buffer of [stream, file]) {
       const out: ResultRows = { shown: [], raw: [] };
-      expect(readIpc(arrow, buffer, '_score', out)).toBe(true);
+      expect(readIpc(buffer, '_score', out)).toBe(true);
       expect(out).toEqual(rowsOf(arrow, stream));
       expect(out.shown).toEqual(SHOWN);
       expect(out.raw).toEqual(SCORES.map((x) => Math.fround(x)));
@@ -47,7 +47,7 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
 
   it("declines a file whose schema is only in its footer (apache-arrow's own file writer)", () => {
     const out: ResultRows = { shown: [], raw: [] };
-    expect(readIpc(arrow, tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'file'), '_score', out)).toBe(false);
+    expect(readIpc(tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'file'), '_score', out)).toBe(false);
     expect(out).toEqual({ shown: [], raw: [] });
   });
 
@@ -55,7 +55,7 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     const swapped = new Schema([new Field('_distance', new Float32(), true), new Field('shown', new Utf8(), false)]);
     const table = new Table(swapped, [batchOf(swapped, [scores([0.5, 0.25]), shownData(['a', 'b'])]), batchOf(swapped, [scores([0.75]), shownData(['c'])])]);
     const out: ResultRows = { shown: ['earlier'], raw: [9] };
-    expect(readIpc(arrow, tableToIPC(table, 'stream'), '_distance', out)).toBe(true);
+    expect(readIpc(tableToIPC(table, 'stream'), '_distance', out)).toBe(true);
     expect(out).toEqual({ shown: ['earlier', 'a', 'b', 'c'], raw: [9, 0.5, 0.25, 0.75] });
   });
 
@@ -65,13 +65,13 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
       [nullable, [shownData(['a', null]), scores([1, 2])]],
       [new Schema([new Field('shown', new LargeUtf8(), false), new Field('_score', new Float32(), true)]), [vectorFromArray(['a'], new LargeUtf8()).data[0]!, scores([1])]],
       [new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float64(), true)]), [shownData(['a']), makeVector(Float64Array.from([1])).data[0]!]],
-      [new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float32(), true), new Field('line', new Int32(), true)]), [shownData(['a']), scores([1]), makeVector(Int32Array.from([4])).data[0]!]],
+      [new Schema([new Field('shown', new Utf8(), false), new Field('_score', new Float32(), true), new Field('big', new Int64(), true)]), [shownData(['a']), scores([1]), makeVector(BigInt64Array.from([4n])).data[0]!]],
       [new Schema([new Field('shown', new Utf8(), false)]), [shownData(['a'])]],
     ];
     for (const [schema, columns] of cases) {
       const buffer = tableToIPC(new Table(schema, [batchOf(schema, columns)]), 'stream');
       const out: ResultRows = { shown: ['kept'], raw: [1] };
-      expect(readIpc(arrow, buffer, '_score', out)).toBe(false);
+      expect(readIpc(buffer, '_score', out)).toBe(false);
       expect(out).toEqual({ shown: ['kept'], raw: [1] });
     }
   });
@@ -92,14 +92,40 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     expect(patched).toBe(1);
     for (const buffer of [bytes.subarray(0, bytes.length - 40), bytes.subarray(0, 100), Buffer.from('ARROW1\0\0garbage garbage garbage'), Buffer.alloc(16, 0xff), bad]) {
       const out: ResultRows = { shown: ['kept'], raw: [1] };
-      expect(readIpc(arrow, buffer, '_score', out)).toBe(false);
+      expect(readIpc(buffer, '_score', out)).toBe(false);
       expect(out).toEqual({ shown: ['kept'], raw: [1] });
     }
   });
 
+  it('reads the wanted columns of any Utf8, Float32 and Int32 ones, nulls as null, skipping the others', () => {
+    const schema = new Schema([
+      new Field('line', new Int32(), true),
+      new Field('skipped', new Utf8(), true),
+      new Field('date', new Utf8(), true),
+      new Field('_score', new Float32(), true),
+    ]);
+    const columns = [makeVector(Int32Array.from([7, -2, 2_000_000])).data[0]!, shownData(['x', null, 'z']), shownData(['2026-06-01', null, 'Café 😀']), scores([1, 2, 3])];
+    const buffer = tableToIPC(new Table(schema, [batchOf(schema, columns)]), 'stream');
+    const out: Record<string, Cell[]> = { date: ['kept'], line: [0] };
+    expect(readIpcColumns(buffer, { date: 'utf8', line: 'int32' }, out)).toBe(true);
+    expect(out).toEqual({ date: ['kept', '2026-06-01', null, 'Café 😀'], line: [0, 7, -2, 2_000_000] });
+    // A wanted column of another type, or one the schema lacks: declined, nothing added.
+    const wants: Array<Record<string, ColumnType>> = [{ date: 'int32' }, { missing: 'utf8' }];
+    for (const want of wants) {
+      const none: Record<string, Cell[]> = { date: [], missing: [] };
+      expect(readIpcColumns(buffer, want, none)).toBe(false);
+      expect(none).toEqual({ date: [], missing: [] });
+    }
+    // readIpc reads shown and the score beside an Int32 column.
+    const plainPlus = new Schema([...plain.fields, new Field('line', new Int32(), true)]);
+    const rows: ResultRows = { shown: [], raw: [] };
+    expect(readIpc(tableToIPC(new Table(plainPlus, [batchOf(plainPlus, [shownData(['a']), scores([1.5]), makeVector(Int32Array.from([4])).data[0]!])]), 'stream'), '_score', rows)).toBe(true);
+    expect(rows).toEqual({ shown: ['a'], raw: [1.5] });
+  });
+
   it('reads a result of no rows as none', () => {
     const out: ResultRows = { shown: [], raw: [] };
-    expect(readIpc(arrow, tableToIPC(new Table(plain, [batchOf(plain, [shownData([]), scores([])])]), 'stream'), '_score', out)).toBe(true);
+    expect(readIpc(tableToIPC(new Table(plain, [batchOf(plain, [shownData([]), scores([])])]), 'stream'), '_score', out)).toBe(true);
     expect(out).toEqual({ shown: [], raw: [] });
   });
 });
