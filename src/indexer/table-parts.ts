@@ -7,9 +7,10 @@
  * One write at a time, in order: each part is one fragment, so the table holds the rows in the order they were
  * projected, as one write would. The indices are built after the last part, once, over every row (store.ts).
  */
+import type { VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
 import type { EncodedBatch } from './arrow-rows.js';
-import type { IndexStore } from './store.js';
+import { indexError, type IndexStore } from './store.js';
 
 /** Rows a part holds at least; fewer are written with the rest at the end. VAULTKEEPER_INDEX_PART_ROWS sets it, for tests and measuring. */
 export const PART_ROWS = 25_000;
@@ -23,6 +24,8 @@ export class TableParts {
   private waiting: EncodedBatch[] = [];
   private waitingRows = 0;
   private writing: Promise<void> = Promise.resolve();
+  /** The first part that failed to be written: the next `take` stops the rebuild, rather than projecting the rest for nothing. */
+  private failed: VaultkeeperError | null = null;
   /** Rows taken so far. */
   rows = 0;
   /** Whether the first part has gone to LanceDB (and `beforeFirst` has run). */
@@ -40,6 +43,7 @@ export class TableParts {
    * thread never waits for a write here: it goes on projecting while LanceDB's threads write (`finish` waits).
    */
   async take(batches: readonly EncodedBatch[]): Promise<void> {
+    if (this.failed !== null) throw this.failed;
     for (const batch of batches) {
       this.waiting.push(batch);
       this.waitingRows += batch.length;
@@ -68,7 +72,11 @@ export class TableParts {
       await this.store.addEncoded(part);
       failpoint('reindex:part-written'); // a kill between two parts (test/e2e/failpoints.test.ts)
     });
-    this.writing.catch(() => undefined); // a failure surfaces at finish (where reindex.ts names it), not as an unhandled rejection
+    // A failure surfaces at the next `take` or at `finish`, as the error reindex.ts gives a failed write; never as an
+    // unhandled rejection.
+    this.writing.catch((error: unknown) => {
+      this.failed ??= indexError('be written', error);
+    });
   }
 }
 
