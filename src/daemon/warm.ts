@@ -3,9 +3,9 @@
  * search and status from it, with no freshness pass per query. The daemon runs this beside its
  * scheduler; `vaultkeeper serve` runs it alone.
  */
-import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { readManifestSummary } from '../indexer/manifest.js';
+import { errorMessage } from '../core/errors.js';
 import { watchVault } from '../indexer/watch.js';
+import { IdleFold } from '../vault/idle-fold.js';
 import type { Vault } from '../vault/vault.js';
 import { answerQuery } from './queries.js';
 import { serveQueries, type QueryServer } from './query-server.js';
@@ -24,28 +24,15 @@ export interface WarmVault {
   close(): Promise<void>;
 }
 
-/** Idle this long after a watcher pass, the warm process folds the rows it wrote into the full-text index. */
-const FOLD_IN_IDLE_MS = 2_000;
-
 /** `vault` is read at each use, so a daemon that reloads its config swaps the vault under a running watcher. */
 export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<WarmVault> {
   const root = vault().root;
   // Rows a watcher pass writes are searched flat until a compaction folds them into the full-text index:
   // once the vault is quiet, do it, so queries stay as fast as on a fresh build (docs/benchmarks.md).
-  let foldTimer: NodeJS.Timeout | undefined;
-  let folding: Promise<unknown> = Promise.resolve();
-  const foldInWhenIdle = (): void => {
-    clearTimeout(foldTimer);
-    foldTimer = setTimeout(() => {
-      // Another indexer at work is no failure: the next watcher pass asks again.
-      folding = vault().reindex({ foldIn: true, lockWaitMs: 0 }).catch((error: unknown) => {
-        if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) hooks.onIndexError(error);
-      });
-    }, FOLD_IN_IDLE_MS);
-  };
+  const fold = new IdleFold(vault, hooks.onIndexError);
   const watcher = watchVault(root, () => vault().reindex(), {
     onIndexed: (changed) => {
-      foldInWhenIdle();
+      fold.poke();
       hooks.onIndexed?.(changed);
     },
     onError: hooks.onIndexError,
@@ -56,9 +43,7 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
   // Rows written before this process started (a CLI search's update, say) are folded in as well, once quiet.
   const caughtUp = vault()
     .reindex({ verify: true })
-    .then(async () => {
-      if (((await readManifestSummary(root))?.writes ?? 0) > 0) foldInWhenIdle();
-    }, hooks.onIndexError);
+    .then(() => fold.poke(), hooks.onIndexError);
   let socketProblem: string | null = null;
   const queries = await serveQueries(root, async (request) => {
     await caughtUp;
@@ -75,8 +60,7 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
     close: async () => {
       await queries?.close().catch(() => undefined);
       await watcher.close().catch(() => undefined);
-      clearTimeout(foldTimer);
-      await folding;
+      await fold.close();
     },
   };
 }

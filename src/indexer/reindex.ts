@@ -51,8 +51,9 @@ export interface ReindexOptions {
   verify?: boolean;
   /**
    * Fold rows written since the last compaction into the full-text index, however few, which LanceDB otherwise
-   * searches flat (docs/benchmarks.md). Every write folds them once they reach FOLD_IN_ROWS; the warm daemon
-   * asks for the rest once idle after a watcher pass, where the compaction's cost delays no one.
+   * searches flat (docs/benchmarks.md). Every write folds them once they reach FOLD_IN_ROWS; a long-lived process
+   * (the daemon, `serve`, the MCP server) asks for the rest once idle (vault/idle-fold.ts), where the compaction's
+   * cost delays no one. Either way the manifest then counts no writes since the last compaction.
    */
   foldIn?: boolean;
   /**
@@ -357,12 +358,13 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         throw indexError('be written', error);
       }
     }
-    if (options.foldIn && next.writes > 0 && (await store.unindexedRows()) > 0) {
+    if (options.foldIn && next.writes > 0) {
       try {
-        await store.optimize();
+        if ((await store.unindexedRows()) > 0) await store.optimize();
       } catch (error) {
         throw indexError('be compacted', error);
       }
+      // Folded, or nothing to fold: either way the next idle fold has nothing to do (vault/idle-fold.ts reads this).
       next.writes = 0;
       touched = true;
     }

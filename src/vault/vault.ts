@@ -38,6 +38,12 @@ export class Vault {
 
   constructor(readonly ctx: VaultContext) {}
 
+  /**
+   * Called after each pass that went past the freshness check (it may have written rows): a long-lived process folds
+   * them into the full-text index once idle (vault/idle-fold.ts; the MCP server).
+   */
+  onReindexed: (() => void) | undefined;
+
   get root(): string {
     return this.ctx.root;
   }
@@ -152,7 +158,9 @@ export class Vault {
       }
     }
     const { reindex } = await import('../indexer/reindex.js');
-    return reindex(this.ctx, { ...options, embedder });
+    const result = await reindex(this.ctx, { ...options, embedder });
+    this.onReindexed?.();
+    return result;
   }
 
   /** What a search needs, imported once: resolving the modules again on each call cost a warm search ~0.1 ms (docs/benchmarks.md). */

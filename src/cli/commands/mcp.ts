@@ -1,6 +1,6 @@
 import { format } from 'node:util';
-import { VaultkeeperError } from '../../core/errors.js';
-import { openVault } from '../../vault/vault.js';
+import { VaultkeeperError, errorMessage } from '../../core/errors.js';
+import { openVault, type Vault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../options.js';
 import { note } from '../output.js';
 
@@ -21,6 +21,20 @@ export async function run(globals: GlobalOptions, opts: McpOptions = {}): Promis
   Object.assign(globalThis.console, { log: toStderr, info: toStderr, debug: toStderr });
   const log = (line: string): void => note(`vaultkeeper mcp: ${line}`);
   const vault = await openVault({ vault: globals.vault });
+  // A search's update leaves its few rows outside the full-text index; this process lives long: fold them in once
+  // quiet, and those written before it started too (vault/idle-fold.ts).
+  const { IdleFold } = await import('../../vault/idle-fold.js');
+  const fold = new IdleFold(() => vault, (error) => log(`folding new rows into the full-text index failed: ${errorMessage(error)}`));
+  vault.onReindexed = () => fold.poke();
+  fold.poke();
+  try {
+    await serve(vault, log, opts);
+  } finally {
+    await fold.close();
+  }
+}
+
+async function serve(vault: Vault, log: (line: string) => void, opts: McpOptions): Promise<void> {
   if (!opts.http) {
     if (opts.port !== undefined || opts.host !== undefined || opts.allowOrigin !== undefined) {
       throw new VaultkeeperError('VK_USAGE', '--port, --host and --allow-origin go with --http', { exitCode: 2, hint: 'e.g. vaultkeeper mcp --http --port 8765' });
