@@ -34,6 +34,11 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
     });
+    // A command that does not read its input may exit before it is written (a quick one often does): the write
+    // then fails with EPIPE, which says nothing about the command.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
