@@ -86,7 +86,7 @@ function schemaOf(schema: Table): IpcMessage {
 
 function batchOf(batch: Table, body: Buffer): IpcMessage {
   const buffers: Array<{ offset: number; length: number }> = [];
-  const vector = batch.vector(2);
+  const vector = batch.vector(2, 16); // struct Buffer { offset: long; length: long }
   if (vector !== null) {
     for (let i = 0; i < vector.length; i++) buffers.push({ offset: batch.longAt(vector.start + 16 * i), length: batch.longAt(vector.start + 16 * i + 8) });
   }
@@ -158,19 +158,23 @@ class Table {
     return this.bytes.toString('utf8', at + 4, at + 4 + length);
   }
 
-  /** A vector field: where its elements start and how many there are; null when absent. */
-  vector(id: number): { start: number; length: number } | null {
+  /** A vector field of elements of `size` bytes: where they start and how many there are; null when absent. */
+  vector(id: number, size: number): { start: number; length: number } | null {
     const at = this.target(id);
-    return at === 0 ? null : { start: at + 4, length: this.bytes.readUInt32LE(at) };
+    if (at === 0) return null;
+    const length = this.bytes.readUInt32LE(at);
+    // A length read from a damaged message could be billions: its elements must fit in the message.
+    if (at + 4 + size * length > this.bytes.length) throw new Error('a vector runs past its message');
+    return { start: at + 4, length };
   }
 
   vectorLength(id: number): number {
-    return this.vector(id)?.length ?? 0;
+    return this.vector(id, 4)?.length ?? 0;
   }
 
   /** A vector of tables. */
   tables(id: number): Table[] {
-    const vector = this.vector(id);
+    const vector = this.vector(id, 4);
     if (vector === null) return [];
     return Array.from({ length: vector.length }, (_, i) => {
       const element = vector.start + 4 * i;

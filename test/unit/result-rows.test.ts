@@ -123,6 +123,19 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     expect(rows).toEqual({ shown: ['a'], raw: [1.5] });
   });
 
+  it('reads or declines, promptly and without throwing, a buffer with any one word set to a huge number', () => {
+    const stream = Buffer.from(tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'stream'));
+    for (let at = 0; at + 4 <= stream.length; at += 4) {
+      const damaged = Buffer.from(stream);
+      damaged.writeUInt32LE(0xfffffff0, at);
+      const out: ResultRows = { shown: ['kept'], raw: [1] };
+      const read = readIpc(damaged, '_score', out);
+      // What it reads it reads whole; what it declines leaves `out` as it was.
+      expect(out.shown.length, `word at ${at}`).toBe(read ? 1 + SHOWN.length : 1);
+      expect(out.raw.length, `word at ${at}`).toBe(out.shown.length);
+    }
+  });
+
   it('reads a result of no rows as none', () => {
     const out: ResultRows = { shown: [], raw: [] };
     expect(readIpc(tableToIPC(new Table(plain, [batchOf(plain, [shownData([]), scores([])])]), 'stream'), '_score', out)).toBe(true);
