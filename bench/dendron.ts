@@ -205,7 +205,9 @@ const IN_PROCESS_ROUNDS = 10;
  * Each side first answers every query once, unmeasured: a warm process has. Our first rounds run while V8 still
  * compiles the search path (on Dendron the first two rounds' p50 2-3 ms, later ones ~1.6 ms; docs/benchmarks.md).
  */
-const WARM_UP = (queries: readonly string[]): readonly string[] => [...new Set(queries)];
+function warmUpQueries(queries: readonly string[]): readonly string[] {
+  return [...new Set(queries)];
+}
 
 /**
  * Ours: Vault.search on a warm vault (as the daemon runs it). qmd's: its SDK's searchLex, when QMD_NODE and
@@ -219,7 +221,7 @@ export async function measureInProcess(root: string, queries: readonly string[],
   const ours: number[][] = [];
   const qmds: number[][] = [];
   try {
-    for (const query of WARM_UP(queries)) await vault.search(query, options);
+    for (const query of warmUpQueries(queries)) await vault.search(query, options);
     for (let round = 0; round < IN_PROCESS_ROUNDS; round++) {
       const times: number[] = [];
       for (const query of queries) {
@@ -249,7 +251,7 @@ function startQmdSearcher(dbPath: string, queries: readonly string[], env: NodeJ
   const script = `const { createStore } = await import(${JSON.stringify(process.env.QMD_SDK)});
 const store = await createStore({ dbPath: ${JSON.stringify(dbPath)} });
 const queries = ${JSON.stringify(queries)};
-for (const q of ${JSON.stringify(WARM_UP(queries))}) await store.searchLex(q, { limit: 10 });
+for (const q of ${JSON.stringify(warmUpQueries(queries))}) await store.searchLex(q, { limit: 10 });
 const { createInterface } = await import('node:readline');
 for await (const line of createInterface({ input: process.stdin })) {
   if (line !== 'round') break;

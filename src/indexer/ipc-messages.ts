@@ -28,9 +28,15 @@ export interface IpcField {
   dictionary: boolean;
 }
 
+/** Where one of a record batch's buffers lies in its body, in bytes. */
+export interface Region {
+  offset: number;
+  length: number;
+}
+
 export type IpcMessage =
   | { kind: 'schema'; fields: IpcField[]; bigEndian: boolean }
-  | { kind: 'batch'; length: number; buffers: Array<{ offset: number; length: number }>; compressed: boolean; body: Buffer }
+  | { kind: 'batch'; length: number; buffers: Region[]; compressed: boolean; body: Buffer }
   | { kind: 'other' };
 
 /** MessageHeader union ids (Message.fbs). */
@@ -85,7 +91,7 @@ function schemaOf(schema: Table): IpcMessage {
 }
 
 function batchOf(batch: Table, body: Buffer): IpcMessage {
-  const buffers: Array<{ offset: number; length: number }> = [];
+  const buffers: Region[] = [];
   const vector = batch.vector(2, 16); // struct Buffer { offset: long; length: long }
   if (vector !== null) {
     for (let i = 0; i < vector.length; i++) buffers.push({ offset: batch.longAt(vector.start + 16 * i), length: batch.longAt(vector.start + 16 * i + 8) });

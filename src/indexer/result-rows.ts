@@ -7,7 +7,7 @@
  * with Arrow (`readBatch`) and the rows come out the same either way.
  */
 import type * as Arrow from 'apache-arrow';
-import { ARROW_TYPE, SINGLE_PRECISION, ipcMessages, type IpcField } from './ipc-messages.js';
+import { ARROW_TYPE, SINGLE_PRECISION, ipcMessages, type IpcField, type Region } from './ipc-messages.js';
 
 /** One query's rows, in the order LanceDB returned them. */
 export interface ResultRows {
@@ -38,6 +38,8 @@ export function readIpc(buffer: Uint8Array, rawColumn: string, out: ResultRows):
 
 /** The column types read without Arrow: Utf8, 32-bit float, 32-bit integer. */
 export type ColumnType = 'utf8' | 'float32' | 'int32';
+/** A column's buffers in a record batch: a Utf8 column's validity, offsets and data; a number column's validity and values. */
+const BUFFERS: Readonly<Record<ColumnType, number>> = { utf8: 3, float32: 2, int32: 2 };
 /** A value read: null where the column holds a null. */
 export type Cell = string | number | null;
 
@@ -80,7 +82,7 @@ function readMessages(bytes: Buffer, want: Readonly<Record<string, ColumnType>>,
     const { length: rows, buffers: regions, body } = message;
     if (regions.length !== layout.buffers || rows < 0) return false;
     for (const column of layout.columns) {
-      if (!readColumn(body, column.type, regions.slice(column.buffer, column.buffer + (column.type === 'utf8' ? 3 : 2)), rows, out[column.name]!)) return false;
+      if (!readColumn(body, column.type, regions.slice(column.buffer, column.buffer + BUFFERS[column.type]), rows, out[column.name]!)) return false;
     }
   }
   return layout !== null;
@@ -104,7 +106,7 @@ function columnLayout(fields: readonly IpcField[], want: Readonly<Record<string,
       if (want[field.name] !== type) return null;
       columns.push({ name: field.name, type, buffer: buffers });
     }
-    buffers += type === 'utf8' ? 3 : 2;
+    buffers += BUFFERS[type];
   }
   return columns.length === Object.keys(want).length ? { columns, buffers } : null;
 }
@@ -121,8 +123,8 @@ function columnType(field: IpcField): ColumnType | null {
  * (int32) and data; a Float32 or Int32 column's validity and values. Each must lie in the body and the strings in
  * their data (Buffer.toString would cut a string short rather than fail); false when they do not.
  */
-function readColumn(body: Buffer, type: ColumnType, regions: ReadonlyArray<{ offset: number; length: number }>, rows: number, out: Cell[]): boolean {
-  const within = (r: { offset: number; length: number }, bytes: number): boolean => r.length >= bytes && r.offset >= 0 && r.offset + bytes <= body.length;
+function readColumn(body: Buffer, type: ColumnType, regions: readonly Region[], rows: number, out: Cell[]): boolean {
+  const within = (r: Region, bytes: number): boolean => r.length >= bytes && r.offset >= 0 && r.offset + bytes <= body.length;
   const [validity, values, data] = regions as [Region, Region, Region | undefined];
   if (validity.length > 0 && !within(validity, Math.ceil(rows / 8))) return false;
   const valid = (i: number): boolean => validity.length === 0 || ((body[validity.offset + (i >> 3)]! >> (i & 7)) & 1) === 1;
@@ -141,8 +143,6 @@ function readColumn(body: Buffer, type: ColumnType, regions: ReadonlyArray<{ off
   }
   return true;
 }
-
-type Region = { offset: number; length: number };
 
 /** Appends an Arrow batch's rows to `out` (Arrow's decoding: the way for any buffer `readIpc` declines). */
 export function readBatch(batch: Arrow.RecordBatch, rawColumn: string, out: ResultRows): void {

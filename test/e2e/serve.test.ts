@@ -6,8 +6,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IndexStore } from '../../src/indexer/store.js';
 import { CLI, runCli, runJson, type CliResult } from '../helpers/cli.js';
+import { foldedWithin, unindexedRows } from '../helpers/flat-rows.js';
 import { useTempDir } from '../helpers/tmp.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 
@@ -133,14 +133,7 @@ describe('vaultkeeper serve', { timeout: 120_000 }, () => {
     expect(served.stderr).toContain('answered by the daemon');
     expect(served.stdout).toContain('Bought a coffee grinder');
     // Once quiet, the rows the watcher wrote are folded into the full-text index (searched flat until then).
-    let unindexed = -1;
-    while (Date.now() < deadline + 30_000) {
-      const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
-      unindexed = await store.unindexedRows().finally(() => store.close());
-      if (unindexed === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(unindexed).toBe(0);
+    expect(await foldedWithin(root, 30_000)).toBe(0);
 
     child.kill('SIGINT');
     expect((await exited).code).toBe(0);
@@ -155,19 +148,9 @@ describe('vaultkeeper serve', { timeout: 120_000 }, () => {
     await runJson(['--vault', root, 'reindex', '--clear']);
     await runJson(['--vault', root, 'remember', 'Bought a coffee grinder', '--date', '2026-06-04']);
     await runJson(['--vault', root, 'search', 'grinder'], { env: { VAULTKEEPER_NO_DAEMON: '1' } });
-    const unindexedRows = async (): Promise<number> => {
-      const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
-      return store.unindexedRows().finally(() => store.close());
-    };
-    expect(await unindexedRows()).toBeGreaterThan(0);
+    expect(await unindexedRows(root)).toBeGreaterThan(0);
     const { child, exited } = await serve(root);
-    const deadline = Date.now() + 30_000;
-    let unindexed = await unindexedRows();
-    while (unindexed > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      unindexed = await unindexedRows();
-    }
-    expect(unindexed).toBe(0);
+    expect(await foldedWithin(root, 30_000)).toBe(0);
     const { served, local } = await bothWays(root, ['coffee']);
     expect(served.stdout).toBe(local.stdout);
 
