@@ -13,6 +13,8 @@
  *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts)
  *   --loop-embedder NAME   the loop's embedder (default none; e.g. use-lite, with VAULTKEEPER_VECTOR_WEIGHT to sweep)
  *   --captions         remember shared images' captions with the turn ("[shares a photo of …]")
+ *   --json-out FILE    also write the loop's and the update stream's results as JSON (e.g. with
+ *                      `--parts loop --conversations 0-1 --no-write` for a quick look at a subset)
  *   --no-write / --keep
  */
 import { createHash } from 'node:crypto';
@@ -30,8 +32,9 @@ import { applyAudit, loadConversation, normalizeEvidence, readAudit, readLocomo,
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, ms, summarize, type MachineInfo } from './stats.js';
 import { cleanEnv, setEmbedder } from './vaults.js';
-import { renderLoop, runLoop } from './loop.js';
-import { renderUpdates, runUpdates } from './updates.js';
+import { goldText, isShortAnswer } from './answers.js';
+import { renderLoop, runLoop, wikiSummary, type LoopResults } from './loop.js';
+import { renderUpdates, runUpdates, type UpdateResults } from './updates.js';
 
 const CATEGORIES = [1, 2, 3, 4];
 const CATEGORY_NAMES: Record<string, string> = { '1': 'multi-hop', '2': 'temporal', '3': 'open-domain', '4': 'single-hop' };
@@ -80,6 +83,7 @@ function settings() {
       parts: { type: 'string', default: 'facts,loop,updates' },
       'loop-embedder': { type: 'string', default: 'none' },
       captions: { type: 'boolean', default: false },
+      'json-out': { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
     },
@@ -94,6 +98,7 @@ function settings() {
     loopEmbedder: values['loop-embedder'],
     captions: values.captions,
     write: !values['no-write'],
+    jsonOut: values['json-out'] === undefined ? undefined : path.resolve(values['json-out']),
     keep: values.keep,
   };
 }
@@ -184,21 +189,38 @@ async function main(): Promise<void> {
         systems.push(...(await embedderSystem(name, prepared, env)));
       }
     }
+    const json: { loop?: LoopResults & { summary: Record<string, ReturnType<typeof wikiSummary>> }; updates?: UpdateResults } = {};
     if (s.parts.has('loop')) {
       for (const p of prepared) await setEmbedder(p.root, s.loopEmbedder);
+      const answers = goldAnswers(raw);
       const loop = await runLoop(
-        prepared.map((p) => ({ ...p, questions: p.questions.filter((q) => q.gold.all !== undefined).map((q) => ({ conversation: p.conv.index, question: q.question, gold: q.gold.all! })) })),
+        prepared.map((p) => ({
+          ...p,
+          questions: p.questions
+            .filter((q) => q.gold.all !== undefined)
+            .map((q) => {
+              const answer = answers.get(q.question.id);
+              return { conversation: p.conv.index, question: q.question, gold: q.gold.all!, ...(answer !== undefined && isShortAnswer(answer) ? { answer } : {}) };
+            }),
+        })),
         env,
       );
+      json.loop = { ...loop, summary: Object.fromEntries(Object.entries(loop.wiki).map(([split, list]) => [split, wikiSummary(list)])) };
       const markdown = `${renderLoop(loop, s.loopEmbedder)}\n\n${machineLine(machineInfo())}`;
       print(markdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-loop', markdown);
     }
     if (s.parts.has('updates')) {
       const updates = await runUpdates(path.join(base, 'updates'), env);
+      json.updates = updates;
       const markdown = `${renderUpdates(updates)}\n\n${machineLine(machineInfo())}`;
       print(markdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-updates', markdown);
+    }
+    if (s.jsonOut !== undefined && (json.loop !== undefined || json.updates !== undefined)) {
+      // NaN (an empty category) is not JSON: it is written as null.
+      await writeFile(s.jsonOut, `${JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' && Number.isNaN(value) ? null : value), 2)}\n`);
+      progress(`eval: wrote ${s.jsonOut}`);
     }
     if (!s.parts.has('facts')) return;
 
@@ -230,6 +252,19 @@ async function main(): Promise<void> {
     if (s.keep) progress(`eval: vaults kept in ${base}`);
     else await rm(base, { recursive: true, force: true });
   }
+}
+
+/** Each question's gold answer by question id (`locomo_<conversation>_qa<index>`, as readLocomo numbers them), read from the data as published. */
+function goldAnswers(raw: Buffer): Map<string, string> {
+  const data = JSON.parse(raw.toString('utf8')) as Array<{ qa?: Array<{ answer?: unknown }> }>;
+  const out = new Map<string, string>();
+  data.forEach((conv, c) =>
+    (conv.qa ?? []).forEach((q, i) => {
+      const answer = goldText(q.answer);
+      if (answer !== null) out.set(`locomo_${c}_qa${i}`, answer);
+    }),
+  );
+  return out;
 }
 
 function machineLine(m: MachineInfo): string {

@@ -4,15 +4,22 @@
  * an evidence fact or a page (or core) result whose shown statements cite one. Reported per split (development
  * conversations 0–6, held out 7–9) and category: recall@5/@10, MRR, the mean characters of a top 10, and
  * recall within reading budgets (results taken in order while their text fits, and the search itself bounded by
- * `maxChars`).
+ * `maxChars`); answer containment (a short gold answer in the texts that fit in 1,400 characters, answers.ts);
+ * and what the dream made, read from the files after it (wiki-metrics.ts): statements that are a log line
+ * verbatim, entity pages, people merged, hubs without a lead, MEMORY.md's durable lines.
  */
 import type { LocomoConversation, LocomoQuestion } from './locomo.js';
 import type { SearchResult } from '#src/indexer/search.js';
 import { openVault } from '#src/vault/vault.js';
+import { answerForms, containsAnswer } from './answers.js';
+import { expectedEntities } from './expected-entities.js';
 import { progress } from './report.js';
 import { markdownTable } from './stats.js';
+import { measureWiki, type WikiMetrics } from './wiki-metrics.js';
 
 export const BUDGETS = [700, 1400, 3000] as const;
+/** The reading budget answer containment is measured in. */
+export const ANSWER_BUDGET = 1400;
 const K = 10;
 const DEPTH = 50;
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -24,12 +31,16 @@ export interface LoopQuestion {
   conversation: number;
   question: LocomoQuestion;
   gold: string[];
+  /** The short gold answer (answers.ts isShortAnswer), when the question has one. */
+  answer?: string;
 }
 
 interface Ranked {
   /** Dialog ids each result stands for, best first. */
   items: Array<Set<string>>;
   chars: number[];
+  /** Each result's text, best first (answer containment). */
+  texts?: string[];
   /** Per budget (BUDGETS), the dialog ids of the answer to the same search asked with that `maxChars`. */
   viaMaxChars: Array<Set<string>>;
 }
@@ -41,6 +52,8 @@ interface Score {
   chars10: number;
   budgets: number[];
   viaMaxChars: number[];
+  /** Whether the short gold answer is in the texts that fit in ANSWER_BUDGET; null without one. */
+  answer: boolean | null;
 }
 
 export interface LoopAggregate {
@@ -52,15 +65,39 @@ export interface LoopAggregate {
   budgets: number[];
   /** Recall when the search itself is bounded by `--max-chars` (it keeps a result's best statements that fit). */
   viaMaxChars: number[];
+  /** Questions with a short gold answer, and the share of them whose answer is in the first ANSWER_BUDGET characters. */
+  answers: number;
+  containment: number;
+}
+
+/** What the dream made of one conversation (wiki-metrics.ts), with the names it was expected to page. */
+export interface ConversationWiki extends WikiMetrics {
+  conversation: number;
+  /** Expected entities as "Name (kind, turns)", for the reader to judge the rule. */
+  names: string[];
 }
 
 export interface LoopResults {
   /** split → phase → category ('all' too) → aggregate */
   splits: Record<string, Record<'before' | 'after', Record<string, LoopAggregate>>>;
   dreams: Array<{ conversation: number; runs: number; pages: number; ms: number; statuses: string[] }>;
+  /** split → the wiki of each of its conversations after the dream */
+  wiki: Record<string, ConversationWiki[]>;
 }
 
-export function score(ranked: Ranked, gold: readonly string[]): Score {
+/** How many results, taken in order, fit in `budget` characters (the first always counts). */
+export function fitting(chars: readonly number[], budget: number): number {
+  let used = 0;
+  let count = 0;
+  for (const c of chars) {
+    if (used + c > budget && count > 0) break;
+    used += c;
+    count++;
+  }
+  return count;
+}
+
+export function score(ranked: Ranked, gold: readonly string[], answer?: string): Score {
   const wanted = new Set(gold);
   const recallOf = (count: number): number => {
     const found = new Set<string>();
@@ -68,16 +105,8 @@ export function score(ranked: Ranked, gold: readonly string[]): Score {
     return found.size / wanted.size;
   };
   const first = ranked.items.slice(0, K).findIndex((item) => [...item].some((id) => wanted.has(id)));
-  const budgets = BUDGETS.map((budget) => {
-    let used = 0;
-    let count = 0;
-    for (const chars of ranked.chars) {
-      if (used + chars > budget && count > 0) break;
-      used += chars;
-      count++;
-    }
-    return recallOf(count);
-  });
+  const budgets = BUDGETS.map((budget) => recallOf(fitting(ranked.chars, budget)));
+  const texts = (ranked.texts ?? []).slice(0, Math.min(K, fitting(ranked.chars, ANSWER_BUDGET)));
   return {
     recall5: recallOf(5),
     recall10: recallOf(K),
@@ -85,6 +114,7 @@ export function score(ranked: Ranked, gold: readonly string[]): Score {
     chars10: ranked.chars.slice(0, K).reduce((a, b) => a + b, 0),
     budgets,
     viaMaxChars: ranked.viaMaxChars.map((ids) => [...wanted].filter((id) => ids.has(id)).length / wanted.size),
+    answer: answer === undefined ? null : containsAnswer(texts, answerForms(answer)),
   };
 }
 
@@ -99,8 +129,12 @@ export function aggregate(scores: readonly Score[]): LoopAggregate {
     chars10: mean((s) => s.chars10),
     budgets: BUDGETS.map((_, i) => mean((s) => s.budgets[i]!)),
     viaMaxChars: BUDGETS.map((_, i) => mean((s) => s.viaMaxChars[i]!)),
+    answers: scores.filter((s) => s.answer !== null).length,
+    containment: share(scores.filter((s) => s.answer !== null).map((s) => s.answer === true)),
   };
 }
+
+const share = (flags: readonly boolean[]): number => (flags.length === 0 ? Number.NaN : flags.filter(Boolean).length / flags.length);
 
 export async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: ReadonlyMap<string, string>, questions: readonly LoopQuestion[]): Promise<Ranked[]> {
   const vault = await openVault({ vault: root, env });
@@ -115,7 +149,7 @@ export async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: Read
       const results = await ask();
       const viaMaxChars: Array<Set<string>> = [];
       for (const budget of BUDGETS) viaMaxChars.push(new Set((await ask(budget)).flatMap((r) => [...dialogs(r)])));
-      out.push({ items: results.map(dialogs), chars: results.map((r) => r.text.length), viaMaxChars });
+      out.push({ items: results.map(dialogs), chars: results.map((r) => r.text.length), texts: results.slice(0, K).map((r) => r.text), viaMaxChars });
     }
     return out;
   } finally {
@@ -148,6 +182,7 @@ export async function runLoop(
 ): Promise<LoopResults> {
   const scores: Record<string, Record<'before' | 'after', Array<{ category: number; score: Score }>>> = {};
   const dreams: LoopResults['dreams'] = [];
+  const wiki: LoopResults['wiki'] = {};
   for (const { conv, root, dialogIds, questions } of prepared) {
     const split = conv.index < HELD_OUT_FROM ? 'development (0–6)' : 'held out (7–9)';
     scores[split] ??= { before: [], after: [] };
@@ -156,8 +191,14 @@ export async function runLoop(
     dreams.push({ conversation: conv.index, ...dreamt });
     const after = await rank(root, env, dialogIds, questions);
     questions.forEach((q, i) => {
-      scores[split]!.before.push({ category: q.question.category, score: score(before[i]!, q.gold) });
-      scores[split]!.after.push({ category: q.question.category, score: score(after[i]!, q.gold) });
+      scores[split]!.before.push({ category: q.question.category, score: score(before[i]!, q.gold, q.answer) });
+      scores[split]!.after.push({ category: q.question.category, score: score(after[i]!, q.gold, q.answer) });
+    });
+    const expected = expectedEntities(conv);
+    (wiki[split] ??= []).push({
+      conversation: conv.index,
+      names: expected.entities.map((e) => `${e.name} (${e.speaker ? 'speaker' : `${e.kind}, ${e.turns} turns`})`),
+      ...(await measureWiki(root, expected)),
     });
     progress(`eval loop: ${conv.sampleId}: ${questions.length} questions, dream ${dreamt.runs} runs (${dreamt.statuses.join(' ')}), ${dreamt.pages} pages, ${Math.round(dreamt.ms / 1000)} s`);
   }
@@ -170,7 +211,7 @@ export async function runLoop(
       splits[split][phase].all = aggregate(list.map((s) => s.score));
     }
   }
-  return { splits, dreams };
+  return { splits, dreams, wiki };
 }
 
 const f3 = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(3));
@@ -205,8 +246,99 @@ export function renderLoop(r: LoopResults, embedder = 'none'): string {
     }
   }
   out.push(markdownTable(cat), '');
+  out.push(...renderContainment(r, names), '');
   const runs = r.dreams.reduce((a, d) => a + d.runs, 0);
   const pages = r.dreams.reduce((a, d) => a + d.pages, 0);
-  out.push(`The dreams: ${runs} runs over ${r.dreams.length} conversations, ${pages} pages created, ${Math.round(r.dreams.reduce((a, d) => a + d.ms, 0) / 1000)} s in all.`);
+  out.push(`The dreams: ${runs} runs over ${r.dreams.length} conversations, ${pages} pages created, ${Math.round(r.dreams.reduce((a, d) => a + d.ms, 0) / 1000)} s in all.`, '');
+  out.push(...renderWiki(r));
   return out.join('\n').trim();
+}
+
+const pct = (value: number): string => (Number.isNaN(value) ? 'n/a' : `${(value * 100).toFixed(1)}%`);
+
+function renderContainment(r: LoopResults, names: Record<string, string>): string[] {
+  const out = [
+    `**Answer containment within ${ANSWER_BUDGET.toLocaleString('en-US')} characters.** For each question whose gold answer (LoCoMo's \`answer\`) is short ` +
+      '(at most 5 words once normalized, a bare yes or no aside), is the answer in the text of the top 10 results taken in order while they fit in ' +
+      `${ANSWER_BUDGET.toLocaleString('en-US')} characters (the cut of "recall@1400 chars", the first result always taken)? Both sides are normalized alike ` +
+      '(lower case, NFKC, ordinals and number words as digits, punctuation to spaces, articles dropped; bench/answers.ts) and matched as whole words ' +
+      'within one result; a date in the answer is also looked for in its other common forms ("7 May 2023", "May 7th, 2023", "2023-05-07"; a month with ' +
+      'its year or a year alone as written). Share of the short answers found (their count in brackets):',
+    '',
+  ];
+  const rows: string[][] = [['split', 'phase', 'all', ...CATEGORIES.map((c) => `${c} ${names[c]}`)]];
+  const cell = (a: LoopAggregate | undefined): string => (a === undefined ? 'n/a' : `${pct(a.containment)} (${a.answers})`);
+  for (const [split, phases] of Object.entries(r.splits)) {
+    for (const phase of ['before', 'after'] as const) rows.push([split, phase, cell(phases[phase].all), ...CATEGORIES.map((c) => cell(phases[phase][String(c)]))]);
+  }
+  out.push(markdownTable(rows));
+  return out;
+}
+
+/** The wiki columns per split, pooled over its conversations. */
+export function wikiSummary(list: readonly ConversationWiki[]): {
+  statements: number;
+  verbatim: number;
+  entitiesFound: number;
+  entitiesExpected: number;
+  merged: number;
+  hubs: number;
+  hubsWithoutLead: number;
+  memoryMin: number;
+  memoryQuestions: number;
+  memoryChatter: number;
+} {
+  const sum = (pick: (w: ConversationWiki) => number): number => list.reduce((a, w) => a + pick(w), 0);
+  return {
+    statements: sum((w) => w.statements),
+    verbatim: sum((w) => w.verbatim),
+    entitiesFound: sum((w) => w.entities.found.length),
+    entitiesExpected: sum((w) => w.entities.expected.length),
+    merged: sum((w) => w.merged.length),
+    hubs: sum((w) => w.hubs),
+    hubsWithoutLead: sum((w) => w.hubsWithoutLead.length),
+    memoryMin: list.length === 0 ? 0 : Math.min(...list.map((w) => w.memory.lines)),
+    memoryQuestions: sum((w) => w.memory.questions.length),
+    memoryChatter: sum((w) => w.memory.chatter.length),
+  };
+}
+
+function renderWiki(r: LoopResults): string[] {
+  const out = [
+    '**What the dream made** (read from the files after the last run, bench/wiki-metrics.ts). A statement is a list item citing exactly one fact, outside ' +
+      '`## Related`, `## Parts` and `## Mentions`; it is a log line verbatim when its text without citations, with links as their text and without the ' +
+      "dream's marks (`(until …)`, `(due …)`, `(disputed)`) equals the cited fact's, whitespace normalized. Entity pages: the names expected " +
+      '(the two speakers, and every capitalized name compromise reads as a person, place or organization in ≥ 3 turns, a speaker\'s nickname such as ' +
+      '"Mel" folded into the speaker; bench/expected-entities.ts) that resolve to a page by title or alias. People merged: `type: person` pages whose title ' +
+      'and aliases name two different expected people. A hub (a page with `## Parts`) has a lead when something other than "Part of [[…]]." stands between ' +
+      'its H1 and its first `##`. MEMORY.md: its list items outside `## Often recalled`, the fewest of any conversation, and those ending in "?" or ' +
+      'opening (after a "Name: " label) with a greeting, thanks, goodbye or interjection.',
+    '',
+  ];
+  const rows: string[][] = [['split', 'statements', 'log line verbatim', 'entity pages', 'people merged', 'hubs without a lead', 'MEMORY.md lines (fewest)', 'MEMORY.md questions / chatter']];
+  for (const [split, list] of Object.entries(r.wiki)) {
+    const w = wikiSummary(list);
+    rows.push([
+      split,
+      String(w.statements),
+      w.statements === 0 ? 'n/a' : `${pct(w.verbatim / w.statements)} (${w.verbatim})`,
+      `${w.entitiesFound}/${w.entitiesExpected}`,
+      String(w.merged),
+      `${w.hubsWithoutLead}/${w.hubs}`,
+      String(w.memoryMin),
+      `${w.memoryQuestions} / ${w.memoryChatter}`,
+    ]);
+  }
+  out.push(markdownTable(rows), '');
+  out.push('Per conversation: the names expected (✗: no page), people merged, MEMORY.md lines.', '');
+  for (const list of Object.values(r.wiki)) {
+    for (const w of list) {
+      const names = w.names.map((label, i) => `${label}${w.entities.missing.includes(w.entities.expected[i]!) ? ' ✗' : ''}`).join(', ');
+      const merged = w.merged.length === 0 ? '' : `; merged: ${w.merged.map((m) => `${m.page} (${m.names.join(' + ')})`).join(', ')}`;
+      const flagged = [...w.memory.questions, ...w.memory.chatter];
+      const memory = `; MEMORY.md ${w.memory.lines} lines${flagged.length === 0 ? '' : `, ${flagged.length} a question or chatter (e.g. "${flagged[0]!.slice(0, 80)}")`}`;
+      out.push(`- conversation ${w.conversation}: ${names}${merged}${memory}.`);
+    }
+  }
+  return out;
 }
