@@ -281,7 +281,9 @@ export function wikiSummary(list: readonly ConversationWiki[]): {
   verbatim: number;
   entitiesFound: number;
   entitiesExpected: number;
+  /** Pages merging people, and the distinct sets of people they merge. */
   merged: number;
+  mergedPeople: number;
   hubs: number;
   hubsWithoutLead: number;
   memoryMin: number;
@@ -295,12 +297,20 @@ export function wikiSummary(list: readonly ConversationWiki[]): {
     entitiesFound: sum((w) => w.entities.found.length),
     entitiesExpected: sum((w) => w.entities.expected.length),
     merged: sum((w) => w.merged.length),
+    mergedPeople: sum((w) => new Set(w.merged.map((m) => m.names.join(' + '))).size),
     hubs: sum((w) => w.hubs),
     hubsWithoutLead: sum((w) => w.hubsWithoutLead.length),
     memoryMin: list.length === 0 ? 0 : Math.min(...list.map((w) => w.memory.lines)),
     memoryQuestions: sum((w) => w.memory.questions.length),
     memoryChatter: sum((w) => w.memory.chatter.length),
   };
+}
+
+/** Merged pages grouped by the people they merge: a hub and its parts are one line ("Deborah + Jolene on 29 pages, e.g. …"). */
+function mergedGroups(merged: ConversationWiki['merged']): string {
+  const groups = new Map<string, string[]>();
+  for (const m of merged) groups.set(m.names.join(' + '), [...(groups.get(m.names.join(' + ')) ?? []), m.page]);
+  return [...groups].map(([names, pages]) => `${names} on ${pages.length === 1 ? pages[0] : `${pages.length} pages, e.g. ${[...pages].sort((a, b) => a.length - b.length || a.localeCompare(b))[0]}`}`).join('; ')
 }
 
 function renderWiki(r: LoopResults): string[] {
@@ -315,7 +325,7 @@ function renderWiki(r: LoopResults): string[] {
       'opening (after a "Name: " label) with a greeting, thanks, goodbye or interjection.',
     '',
   ];
-  const rows: string[][] = [['split', 'statements', 'log line verbatim', 'entity pages', 'people merged', 'hubs without a lead', 'MEMORY.md lines (fewest)', 'MEMORY.md questions / chatter']];
+  const rows: string[][] = [['split', 'statements', 'log line verbatim', 'entity pages', 'people merged (pages)', 'hubs without a lead', 'MEMORY.md lines (fewest)', 'MEMORY.md questions / chatter']];
   for (const [split, list] of Object.entries(r.wiki)) {
     const w = wikiSummary(list);
     rows.push([
@@ -323,7 +333,7 @@ function renderWiki(r: LoopResults): string[] {
       String(w.statements),
       w.statements === 0 ? 'n/a' : `${pct(w.verbatim / w.statements)} (${w.verbatim})`,
       `${w.entitiesFound}/${w.entitiesExpected}`,
-      String(w.merged),
+      w.merged === 0 ? '0' : `${w.merged} pages (${w.mergedPeople} ${w.mergedPeople === 1 ? 'pair' : 'pairs'})`,
       `${w.hubsWithoutLead}/${w.hubs}`,
       String(w.memoryMin),
       `${w.memoryQuestions} / ${w.memoryChatter}`,
@@ -334,9 +344,9 @@ function renderWiki(r: LoopResults): string[] {
   for (const list of Object.values(r.wiki)) {
     for (const w of list) {
       const names = w.names.map((label, i) => `${label}${w.entities.missing.includes(w.entities.expected[i]!) ? ' ✗' : ''}`).join(', ');
-      const merged = w.merged.length === 0 ? '' : `; merged: ${w.merged.map((m) => `${m.page} (${m.names.join(' + ')})`).join(', ')}`;
+      const merged = w.merged.length === 0 ? '' : `; merged: ${mergedGroups(w.merged)}`;
       const flagged = [...w.memory.questions, ...w.memory.chatter];
-      const memory = `; MEMORY.md ${w.memory.lines} lines${flagged.length === 0 ? '' : `, ${flagged.length} a question or chatter (e.g. "${flagged[0]!.slice(0, 80)}")`}`;
+      const memory = `; MEMORY.md ${w.memory.lines} ${w.memory.lines === 1 ? 'line' : 'lines'}${flagged.length === 0 ? '' : `, ${flagged.length} a question or chatter (e.g. "${flagged[0]!.slice(0, 80)}")`}`;
       out.push(`- conversation ${w.conversation}: ${names}${merged}${memory}.`);
     }
   }
