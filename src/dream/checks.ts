@@ -82,14 +82,17 @@ export async function personPagesStay(tree: string, pages: PageChanges): Promise
   return { check: 'person_page', message: `${moved.from} is a person's own page (the dream did not create it) and was moved to ${moved.to}; a person's pages stay where they are` };
 }
 
-/**
- * Proof of work: the consolidator changed a page, and itself placed at least `minShare` of the batch's facts
- * on pages outside the inbox (`placed`). The runner's filing of the rest in 0_Inbox/unsorted.md is a safety
- * net, not the run's work, so a model that writes one page and calls finish fails here, before any filing.
- */
-export function proofOfWork(pages: PageChanges, batch: number, placed: number, minShare: number): CheckFailure | null {
+export function proofOfWork(pages: PageChanges): CheckFailure | null {
   const touched = pages.created.length + pages.updated.length + pages.archived.length;
-  if (touched === 0) return { check: 'proof_of_work', message: 'the consolidator changed no page' };
+  return touched > 0 ? null : { check: 'proof_of_work', message: 'the consolidator changed no page' };
+}
+
+/**
+ * Proof of work, the rest: the consolidator itself placed at least `minShare` of the batch's facts on pages
+ * outside the inbox (`placed`). The runner's filing of the rest in 0_Inbox/unsorted.md is a safety net, not
+ * the run's work, so a model that writes one page and calls finish fails here, before any filing.
+ */
+export function placedShare(batch: number, placed: number, minShare: number): CheckFailure | null {
   const needed = placedNeeded(batch, minShare);
   if (placed >= needed) return null;
   return {

@@ -20,7 +20,7 @@ import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
@@ -247,15 +247,18 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.placed = facts.filter((f) => placed.has(f.id)).length;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
-    // for a page linked in from outside go uncited, to the inbox, so that run has work to show too.
+    // for a page linked in from outside go uncited, to the inbox, so that run has work to show too. What a
+    // run broke (a person's lines, a forgotten fact, a citation) is named before what it left undone.
+    const work = facts.length > 0 && result.outside === undefined;
     const problem =
       failure ??
-      (facts.length > 0 && result.outside === undefined ? proofOfWork(pages, facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
+      (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personPagesStay(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
+      (work ? placedShare(facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
       (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts)) ??
       current.failure ??
       (await claimsCited(tree, ctx.root, base, pages));
