@@ -1,9 +1,10 @@
 /**
  * The newest value of each keyed subject the logs state (DESIGN §3, §7): of the facts `subject:: value` with
  * one normalized subject, the value of the latest date, then of the later line on that date. Two different
- * values on the newest day are disputed (conflicts.ts): no value of the subject is current until a person
- * decides, unless the later one is a `[correction]`. The same rules the offline consolidator applies when it
- * writes `## Current`, so the runner can hold any consolidator's pages to them (stale-current.ts).
+ * values on one day, the second right after the first, are disputed (conflicts.ts): no value of the subject is
+ * current until a person decides, unless the second is a `[correction]`; a statement after that starts over.
+ * The same rules the offline consolidator applies when it writes `## Current`, so the runner can hold any
+ * consolidator's pages to them (stale-current.ts). The integrator extends this to plain-English subjects.
  */
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
@@ -34,18 +35,20 @@ export function newestValues(facts: readonly Fact[]): Map<string, NewestValue> {
     if (keyed === null) continue;
     const held = out.get(keyed.key);
     const entry: NewestValue = { subject: keyed.subject, value: keyed.value, fact, factId: fact.id, date: fact.date, line: fact.line, sameValue: [fact], disputedBy: [] };
-    if (held === undefined) {
+    // A statement after a dispute starts over, as in the offline consolidator (its Current is empty then): the
+    // dispute stays flagged for a person, and the later statement stands.
+    if (held === undefined || isDisputed(held)) {
       out.set(keyed.key, entry);
       continue;
     }
     if (normalizeText(held.value) === normalizeText(keyed.value)) {
-      // The same value again: it stays current, and cites this fact too. A dispute it repeats one side of stands.
+      // The same value again: it stays current, and cites this fact too.
       out.set(keyed.key, { ...held, subject: keyed.subject, value: keyed.value, fact, factId: fact.id, date: fact.date, line: fact.line, sameValue: [...held.sameValue, fact] });
       continue;
     }
     if (held.date === fact.date && fact.category !== 'correction') {
       // Two values on one day and nothing says which is right: flag, never guess.
-      out.set(keyed.key, { ...held, disputedBy: [...held.disputedBy, fact] });
+      out.set(keyed.key, { ...held, disputedBy: [fact] });
       continue;
     }
     out.set(keyed.key, entry);
@@ -54,4 +57,6 @@ export function newestValues(facts: readonly Fact[]): Map<string, NewestValue> {
 }
 
 /** True when no value of the subject is current: its newest day holds two values. */
-export const isDisputed = (value: NewestValue): boolean => value.disputedBy.length > 0;
+export function isDisputed(value: NewestValue): boolean {
+  return value.disputedBy.length > 0;
+}

@@ -14,7 +14,7 @@
  * exists. A line a person wrote is left alone: one without a citation (a person's own value, the way a
  * conflict is resolved), or one whose value none of its citations gives (a person's edit).
  *
- * A disputed subject (two values on its newest day) is never current: a Current line the run wrote for one
+ * A disputed subject (two values one after the other on its newest day, current.ts) is never current: a Current line the run wrote for one
  * fails the run (`disputed_lead`: keep both values under `## Conflicts` and flag the conflict), unless the page
  * holds a conflict of that subject a person resolved (ticked); an older value that stood before the run moves
  * to History.
