@@ -97,14 +97,6 @@ export const ConfigSchema = z
         min_facts: z.number().int().min(0).default(20).describe('Pending facts needed before a dream runs.'),
         max_days: z.number().int().min(1).default(14).describe('Most log days consolidated in one run; more pending days is a backlog.'),
         max_retries: z.number().int().min(1).default(3).describe('Failed runs of a one-day batch before that day is skipped; a failed batch of several days is halved first, and an LLM that cannot be used never counts.'),
-        min_placed_share: z
-          .number()
-          .min(0)
-          .max(1)
-          .default(0.9)
-          .describe(
-            "Share of a batch's facts the consolidator itself must cite on pages outside 0_Inbox/ (rounded up); fewer fails the run's proof_of_work check and counts as a failed try. The runner's filing of uncited facts in 0_Inbox/unsorted.md is a safety net, not the run's work. 0: no minimum.",
-          ),
         timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
         max_changed_pages: z.number().int().min(1).default(100).describe('Most pages one run may create, change or archive; more fails the safety check.'),
         max_archived_pages: z.number().int().min(0).default(10).describe('Most pages one run may archive.'),
@@ -122,6 +114,14 @@ export const ConfigSchema = z
           .min(12)
           .default(80)
           .describe('Most lines MEMORY.md holds; when the durable facts do not fit, its last line says how many were left out and on which pages.'),
+        min_placed_share: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.9)
+          .describe(
+            "Share of a batch's facts the consolidator itself must cite on pages outside 0_Inbox/ (rounded up); fewer fails the run's proof_of_work check and counts as a failed try. The runner's filing of uncited facts in 0_Inbox/unsorted.md is a safety net, not the run's work. 0: no minimum.",
+          ),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),
