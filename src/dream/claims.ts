@@ -6,9 +6,10 @@
  * or summary line that restates cited statements passes when it carries their citations. Lines that stood on
  * the pages the run touched before it (a person's writing, the dream's earlier lines) are not the run's.
  *
- * The run fails (check `uncited_claim`) rather than have the runner strip the lines: a check that removes
- * what a model wrote would let it publish a page different from the one it reviewed, and a failure names the
- * line, so the next try (and a person reading `dream --json`) sees exactly what to cite or remove.
+ * The run fails (check `uncited_claim`) rather than have the runner strip the lines: a stripped page is not the
+ * one the consolidator wrote (a lead cut in half reads wrong), a failure counts as a try, so a model that keeps
+ * writing unsupported lines ends in a skipped day rather than a wiki of them, and the failure names each line,
+ * so a person reading `dream --json` (and the model told of it) sees exactly what to cite or remove.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
