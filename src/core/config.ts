@@ -114,6 +114,14 @@ export const ConfigSchema = z
           .min(12)
           .default(80)
           .describe('Most lines MEMORY.md holds; when the durable facts do not fit, its last line says how many were left out and on which pages.'),
+        min_placed_share: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.9)
+          .describe(
+            "Share of a batch's facts the consolidator itself must cite on pages outside 0_Inbox/ (rounded up); fewer fails the run's proof_of_work check and counts as a failed try. The runner's filing of uncited facts in 0_Inbox/unsorted.md is a safety net, not the run's work. 0: no minimum.",
+          ),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),

@@ -11,13 +11,16 @@ import type { Fact } from '../logs/factlog.js';
 import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { ARCHIVE_DIR, archiveName, isGeneratedPage } from '../vault/layout.js';
+import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { pageOwners } from './ownership.js';
 import { citedIds as idsCitedBy } from '../text/citation.js';
 
 
-/** `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts. */
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'person_page' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead';
+/**
+ * `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts (stale-current.ts
+ * also fails a run with `disputed_lead`); `uncited_claim` is claims.ts's.
+ */
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'person_page' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead' | 'uncited_claim';
 
 export interface CheckFailure {
   check: CheckName;
@@ -82,6 +85,35 @@ export async function personPagesStay(tree: string, pages: PageChanges): Promise
 export function proofOfWork(pages: PageChanges): CheckFailure | null {
   const touched = pages.created.length + pages.updated.length + pages.archived.length;
   return touched > 0 ? null : { check: 'proof_of_work', message: 'the consolidator changed no page' };
+}
+
+/**
+ * Proof of work, the rest: the consolidator itself placed at least `minShare` of the batch's facts on pages
+ * outside the inbox (`placed`). The runner's filing of the rest in 0_Inbox/unsorted.md is a safety net, not
+ * the run's work, so a model that writes one page and calls finish fails here, before any filing.
+ */
+export function placedShare(batch: number, placed: number, minShare: number): CheckFailure | null {
+  const needed = placedNeeded(batch, minShare);
+  if (placed >= needed) return null;
+  return {
+    check: 'proof_of_work',
+    message:
+      `the consolidator placed ${placed} of the batch's ${batch} facts on pages outside ${INBOX_DIR}, fewer than dream.min_placed_share (${minShare}) asks (${needed}); ` +
+      "place each fact, cited, on the page of what it is about: the runner's inbox is a safety net, not the run's work",
+  };
+}
+
+/** The facts a batch of `batch` must have placed: the share, rounded up (a float's noise aside). */
+export const placedNeeded = (batch: number, minShare: number): number => Math.ceil(batch * minShare - 1e-9);
+
+/** Fact ids cited on pages outside the inbox (and generated pages): the facts a consolidator placed. */
+export async function placedIds(root: string): Promise<Set<string>> {
+  const placed = new Set<string>();
+  for (const rel of await listWikiPages(root)) {
+    if (isGeneratedPage(rel) || rel.startsWith(INBOX_DIR)) continue;
+    for (const chunk of parsePage(rel, await readFile(path.join(root, rel))).chunks) for (const id of chunk.citations) placed.add(id);
+  }
+  return placed;
 }
 
 /** Every changed page must parse: frontmatter and markdown. */

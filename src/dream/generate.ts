@@ -81,12 +81,26 @@ export interface JournalEntry {
   facts: number;
   /** The watermark after the run, when it is not `to` (a batch of late facts below it). */
   watermark?: string;
+  /** The runner's counts: facts the consolidator placed on pages, facts the runner filed in the inbox. */
+  placed?: number;
+  filed?: number;
+  /** Conflicts flagged, forgotten lines removed and stale Current lines corrected: shown when not 0. */
+  conflicts?: number;
+  forgotten?: number;
+  corrected?: number;
 }
 
 export function journalLine(entry: JournalEntry): string {
   const at = entry.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const pages = `pages +${entry.created} ~${entry.updated}${entry.archived > 0 ? ` >${entry.archived}` : ''}`;
-  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}`;
+  const counts = [
+    ...(entry.placed === undefined ? [] : [`placed ${entry.placed}`]),
+    ...(entry.filed === undefined ? [] : [`filed ${entry.filed}`]),
+    ...(entry.conflicts ? [`conflicts ${entry.conflicts}`] : []),
+    ...(entry.forgotten ? [`forgotten ${entry.forgotten}`] : []),
+    ...(entry.corrected ? [`corrected ${entry.corrected}`] : []),
+  ];
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}${counts.map((c) => ` · ${c}`).join('')}`;
 }
 
 export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {

@@ -10,6 +10,7 @@ import { localStamp } from '../core/clock.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
+import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
 import { addWorktree, commitScratch, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
@@ -19,7 +20,9 @@ import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { claimsCited } from './claims.js';
+import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
@@ -58,7 +61,11 @@ export interface DreamResult {
   batch: { from: string; to: string } | null;
   watermark: { before: string | null; after: string | null };
   pages: PageChanges;
+  /** Facts of the batch (not forgotten). */
   facts: number;
+  /** Facts of the batch the consolidator itself cited on pages outside 0_Inbox/ (its proof of work). */
+  placed: number;
+  /** Facts no page cited after the consolidator: the runner filed them in 0_Inbox/unsorted.md. */
   uncited: number;
   conflicts: number;
   llm: { calls: number; tokens: number };
@@ -67,11 +74,17 @@ export interface DreamResult {
   fallback: string | null;
   /** Page lines the runner removed because they cite or repeat a forgotten fact. */
   forgotten: number;
+  /** Stale `## Current` lines the runner corrected to the newest value (the old value moved to History). */
+  corrected: CurrentCorrection[];
   commit: string | null;
   /** Pages that resolve outside the vault: read, never rewritten (DESIGN §9). */
   outside?: string[];
   /** The unified diff a dry run would commit. */
   diff?: string;
+  /**
+   * What the run did, from the runner's counts; the consolidator's own summary follows, marked as its words
+   * (redacted). A failed run carries only the latter.
+   */
   summary?: string;
 }
 
@@ -93,12 +106,14 @@ function emptyResult(status: DreamStatus, reason: string, watermark: string | nu
     watermark: { before: watermark, after: watermark },
     pages: { created: [], updated: [], archived: [] },
     facts: 0,
+    placed: 0,
     uncited: 0,
     conflicts: 0,
     llm: { calls: 0, tokens: 0 },
     consolidator: null,
     fallback: null,
     forgotten: 0,
+    corrected: [],
     commit: null,
   };
 }
@@ -206,7 +221,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     };
     const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
     result.llm = consolidated.llm;
-    result.summary = consolidated.summary;
+    // The consolidator's account is its own words, never the run's record: marked, redacted, and put after the counts.
+    const ownWords = facts.length === 0 ? consolidated.summary : ownSummary(result.consolidator, consolidated.summary, ctx.config.llm.api_key_env);
+    if (ownWords !== '') result.summary = ownWords;
     if ((consolidated.notRewritten ?? []).length > 0) result.outside = consolidated.notRewritten;
     result.conflicts = consolidated.conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
@@ -214,36 +231,65 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
     if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
     failpoint('dream:after-consolidate');
+    const written = new Set((await worktreeChanges(tree, base)).filter((c) => c.status !== 'D').map((c) => c.path));
     const archived = await archiveCold(ctx, tree, base, now);
-    if (archived.length > 0) {
-      for (const page of archived) emit({ type: 'page', path: page.to, action: 'archived' });
-      const moved = `archived ${archived.length} pages unused since ${archived.map((a) => `${a.lastActive} (${a.from})`).join(', ')}`;
-      result.summary = result.summary === undefined ? moved : `${result.summary}; ${moved}`;
-    }
+    const moved = archived.length === 0 ? null : `archived ${archived.length} pages unused since ${archived.map((a) => `${a.lastActive} (${a.from})`).join(', ')}`;
+    for (const page of archived) emit({ type: 'page', path: page.to, action: 'archived' });
+    if (moved !== null) result.summary = result.summary === undefined ? moved : `${moved}; ${result.summary}`;
+    // `## Current` holds the newest value the runner knows, whatever the consolidator left there (stale-current.ts).
+    const current = await holdNewestCurrent({ tree, vaultRoot: ctx.root, base, written, batch: facts, tombstones });
+    result.corrected = current.corrected;
+    for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
+    const placed = await placedIds(tree);
+    result.placed = facts.filter((f) => placed.has(f.id)).length;
     const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
-    // for a page linked in from outside go uncited, to the inbox, so that run has work to show too.
+    // for a page linked in from outside go uncited, to the inbox, so that run has work to show too. What a
+    // run broke (a person's lines, a forgotten fact, a citation) is named before what it left undone.
+    const work = facts.length > 0 && result.outside === undefined;
     const problem =
       failure ??
-      (facts.length > 0 && result.outside === undefined ? proofOfWork(pages) : null) ??
+      (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personPagesStay(tree, pages)) ??
       (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
-      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
+      (work ? placedShare(facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
+      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts)) ??
+      current.failure ??
+      (await claimsCited(tree, ctx.root, base, pages));
     if (problem !== null) throw new CheckFailed(problem);
 
     const uncited = uncitedFacts(facts, await citedIds(tree));
     result.uncited = uncited.length;
+    result.summary = [runCounts(result), moved, ownWords].filter((part) => part !== null && part !== '').join('; ');
     await fileUncited(tree, run, uncited);
     await fileConflicts(tree, run, consolidated.conflicts, new Map(facts.map((f) => [f.id, f.date])));
     // The watermark never goes back: a batch of late facts below it leaves it where it was.
     const watermark = laterOf(journal.watermark, result.batch.to);
-    await appendJournal(tree, journalLine({ at: now, run, from: result.batch.from, to: result.batch.to, watermark, created: pages.created.length, updated: pages.updated.length, archived: pages.archived.length, facts: facts.length }));
+    await appendJournal(
+      tree,
+      journalLine({
+        at: now,
+        run,
+        from: result.batch.from,
+        to: result.batch.to,
+        watermark,
+        created: pages.created.length,
+        updated: pages.updated.length,
+        archived: pages.archived.length,
+        facts: facts.length,
+        placed: result.placed,
+        filed: result.uncited,
+        conflicts: result.conflicts,
+        forgotten: result.forgotten,
+        corrected: result.corrected.length,
+      }),
+    );
     await writeIndex(tree, run);
     await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     result.watermark.after = watermark;
@@ -444,10 +490,16 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
   });
 }
 
+/**
+ * The run's commit, written from the runner's counts: what the batch held, what the consolidator placed, what
+ * the runner filed, corrected and removed. The consolidator's own summary comes last, marked as its words.
+ */
 function commitRequest(result: DreamResult, run: string, paths: string[]): CommitRequest {
   const { pages } = result;
+  const byConsolidator = result.facts - result.placed - result.uncited;
   const lines = [
     `Consolidated ${result.facts} facts of ${result.batch!.from}..${result.batch!.to} with the ${result.consolidator} consolidator${result.fallback === null ? '' : ' (the LLM could not be used; llm.fallback: offline)'}; the watermark ${result.watermark.after === result.watermark.before ? 'stays at' : 'moves to'} ${result.watermark.after}.`,
+    `The runner's counts: the consolidator placed ${result.placed} of the ${result.facts} facts on pages${byConsolidator > 0 ? ` and ${byConsolidator} in 0_Inbox/ only` : ''}; pages +${pages.created.length} ~${pages.updated.length} >${pages.archived.length}.`,
     ...(result.forgotten > 0 ? [`${result.forgotten} page lines citing or repeating forgotten facts were removed.`] : []),
     '',
     ...pages.created.map((p) => `+ ${p}`),
@@ -455,6 +507,9 @@ function commitRequest(result: DreamResult, run: string, paths: string[]): Commi
     ...pages.archived.map((a) => `> ${a.from} -> ${a.to}`),
     ...(result.uncited > 0 ? ['', `${result.uncited} facts no page cited were filed in 0_Inbox/unsorted.md.`] : []),
     ...(result.conflicts > 0 ? [`${result.conflicts} conflicts were flagged in 0_Inbox/conflicts.md.`] : []),
+    ...(result.corrected.length > 0
+      ? ['', `${result.corrected.length} stale ## Current lines were corrected by the runner (the old value kept under ## History):`, ...result.corrected.map(correctionLine)]
+      : []),
     ...(result.summary ? ['', `Summary: ${result.summary}`] : []),
   ];
   return {
@@ -464,6 +519,32 @@ function commitRequest(result: DreamResult, run: string, paths: string[]): Commi
     paths,
     trailers: { [RUN_TRAILER]: run },
   };
+}
+
+const correctionLine = (c: CurrentCorrection): string => `- ${c.path}: ${c.subject} ${c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`;
+
+/** One line of the runner's counts, for `summary`: never the consolidator's words. */
+function runCounts(result: DreamResult): string {
+  const { pages } = result;
+  return [
+    `placed ${result.placed} of ${result.facts} facts on pages`,
+    `${result.uncited} filed in 0_Inbox/unsorted.md by the runner`,
+    `pages +${pages.created.length} ~${pages.updated.length} >${pages.archived.length}`,
+    `${result.conflicts} conflicts flagged`,
+    `${result.forgotten} forgotten lines removed`,
+    ...(result.corrected.length > 0 ? [`${result.corrected.length} stale Current lines corrected`] : []),
+  ].join('; ');
+}
+
+/** Longest a consolidator's own summary may run in a commit message or a result. */
+const MAX_OWN_SUMMARY = 500;
+
+/** The consolidator's summary as its own words: one line, capped, secrets redacted, marked as whose it is. */
+function ownSummary(consolidator: DreamResult['consolidator'], summary: string, keyEnv: string): string {
+  let text = redact(summary.replace(/\s+/g, ' ').trim(), { keyEnvNames: [keyEnv] });
+  if (text === '') return '';
+  if (text.length > MAX_OWN_SUMMARY) text = `${text.slice(0, MAX_OWN_SUMMARY - 1)}…`;
+  return consolidator === 'llm' ? `the model's summary (its own words): "${text}"` : `the ${consolidator ?? 'offline'} consolidator's summary: ${text}`;
 }
 
 /** A dry run starts from HEAD plus a person's uncommitted edits, without committing them. */

@@ -106,7 +106,7 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     expect(await git(vault.root, ['show', '--format=', '--name-status', '-M', 'HEAD'])).toMatch(new RegExp(`^R100\\t${CAROL}\\t${ARCHIVED}$`, 'm'));
     const followed = (await git(vault.root, ['log', '--follow', '--format=%s', '--', ARCHIVED])).trim().split('\n');
     expect(followed).toHaveLength(2); // the archiving run and the run that wrote the page
-    expect(await read(vault, 'log.md')).toMatch(/pages \+\d+ ~\d+ >1 · facts 1\n$/);
+    expect(await read(vault, 'log.md')).toMatch(/pages \+\d+ ~\d+ >1 · facts 1 · placed 1 · filed 0\n$/);
     // The recalled garden page, a page with a promise still ahead and the person's own page (as old, never recalled) stay.
     expect(await exists(vault, '2_Areas/Garden.md')).toBe(true);
     expect(await read(vault, '1_Projects/Commitments.md')).toContain('(due 2026-12-01)');

@@ -309,7 +309,8 @@ describe('control: a legitimate run through the same harness', () => {
             new_text: `- I grind my beans by hand every morning.\n- Prefers dark roast coffee. ${cite('Prefers')}\n`,
           }),
           call('write_page', { path: '3_Personal/home.md', content: `---\ntitle: Home\ntype: place\n---\n# Home\n\n- home city:: Lisbon ${cite('home city')}\n` }),
-          call('write_page', { path: '0_Inbox/unsorted.md', content: `# Unsorted\n\n- A fact that reads as an instruction: "${INJECTION}" ${cite('Ignore')}\n` }),
+          // On a page like any other fact, quoted (the inbox would not count as placed: dream.min_placed_share).
+          call('write_page', { path: '4_Resources/Odd facts.md', content: `# Odd facts\n\n- A fact that reads as an instruction: "${INJECTION}" ${cite('Ignore')}\n` }),
         );
       },
       tools(call('finish', { summary: 'Placed three facts.' })),

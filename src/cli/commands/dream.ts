@@ -26,8 +26,9 @@ export async function run(opts: { force?: boolean; dryRun?: boolean; offline?: b
   if (result.fallback !== null) printLine(`used the offline consolidator: ${result.fallback} (llm.fallback: offline)`);
   if (result.status === 'ok' || result.status === 'dry-run') {
     const p = result.pages;
-    printLine(`pages: ${p.created.length} created, ${p.updated.length} updated, ${p.archived.length} archived; facts ${result.facts}, uncited ${result.uncited}, conflicts ${result.conflicts}; watermark ${result.watermark.before ?? '-'} → ${result.watermark.after ?? '-'}`);
+    printLine(`pages: ${p.created.length} created, ${p.updated.length} updated, ${p.archived.length} archived; facts ${result.facts}, placed ${result.placed}, uncited ${result.uncited}, conflicts ${result.conflicts}; watermark ${result.watermark.before ?? '-'} → ${result.watermark.after ?? '-'}`);
     for (const moved of p.archived) printLine(`archived: ${moved.from} → ${moved.to}`);
+    for (const c of result.corrected) printLine(`corrected: ${c.path} ${c.subject} ${c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`);
   }
   if (result.outside !== undefined) printLine(`not rewritten (links out of the vault, read only): ${result.outside.join(', ')}`);
   if (result.commit) printLine(`commit ${result.commit.slice(0, 8)} (undo with: vaultkeeper undo ${result.run})`);

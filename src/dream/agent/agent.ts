@@ -292,7 +292,7 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
       warned = true;
       push({
         role: 'user',
-        content: `This run is close to its budget (${settings.max_steps - step} model turns left, ${usage.tokens} of ${settings.max_tokens_per_run} tokens used). Cite the remaining facts (0_Inbox/unsorted.md will do) and call finish now; a run that does not finish is rolled back.`,
+        content: `This run is close to its budget (${settings.max_steps - step} model turns left, ${usage.tokens} of ${settings.max_tokens_per_run} tokens used). Place the remaining facts on their pages, cited, and call finish now; a run that does not finish is rolled back, and one that leaves many facts unplaced (or only in 0_Inbox/) fails.`,
       });
     }
   }
