@@ -67,7 +67,8 @@ const NEVER_NAMES = words(
 );
 /** Tags of a word read on its own that make it no part of a name ("Absolutely", "Congratulations", "Thanks"). */
 const NOT_NAME_TAGS = ['Expression', 'Adverb', 'Verb', 'Modal', 'Determiner', 'Pronoun', 'Preposition', 'Conjunction', 'QuestionWord', 'Date', 'Value', 'Copula', 'Negative'];
-const TRAILING_TAGS = ['Expression', 'Adverb', 'Date', 'Pronoun', 'Determiner', 'Preposition', 'Conjunction'];
+/** Tags of a word no name ends with ("Melanie Absolutely", "Northwind Labs CTO"). */
+const TRAILING_TAGS = ['Expression', 'Adverb', 'Date', 'Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Acronym'];
 const PERSON_TAGS = ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Honorific'];
 const PLACE_TAGS = ['Place', 'City', 'Country', 'Region'];
 /** The last word of an organization's name ("Northwind Labs", "Globex Inc.", "Kessler University"). */
@@ -75,6 +76,10 @@ const ORG_SUFFIXES = words(
   'labs lab inc incorporated corp corporation co company ltd llc llp plc gmbh ag sa bv group holdings industries technologies tech systems software solutions analytics robotics networks ' +
     'partners ventures capital bank university college institute school academy hospital clinic foundation association society agency council ministry department studio studios ' +
     'media press records airlines airways motors pharma pharmaceuticals therapeutics bio biotech consulting enterprises associates trust fund church museum library',
+);
+/** The last word of a place's name ("Rocky Mountains", "Eiffel Tower", "Central Park"). */
+const PLACE_SUFFIXES = words(
+  'mountains mountain hills hill valley canyon lake lakes river falls bay beach coast island islands peninsula park square street st avenue ave road boulevard tower bridge harbour harbor port airport station cathedral castle palace',
 );
 /** The first word of an organization's name read "X of Y" ("University of Oslo", "Bank of America"). */
 const ORG_HEADS = words('university bank institute college school academy museum ministry department society church hospital');
@@ -133,7 +138,14 @@ class Tagger {
   private readonly tagsOf = new Map<string, string[]>();
   private readonly one: ReturnType<Nlp['model']>['one'];
 
-  constructor(private readonly nlp: Nlp) {
+  /**
+   * @param midSentence words the batch capitalizes inside a sentence: a name there, so a guess from the
+   *   word's ending does not hold at a sentence's start either ("Farid likes chess" beside "with Farid").
+   */
+  constructor(
+    private readonly nlp: Nlp,
+    private readonly midSentence: ReadonlySet<string>,
+  ) {
     this.one = nlp.model().one;
   }
 
@@ -180,7 +192,8 @@ class Tagger {
     const tags = this.tags(word);
     if (!this.listed(word)) {
       const sure = tags.some((t) => SAFE_GUESS_TAGS.includes(t)) || (tags.includes('Adjective') && ADJECTIVE_ENDING_RE.test(lower));
-      return sure || (initial && tags.some((t) => NOT_NAME_TAGS.includes(t))) ? 'no' : 'unknown';
+      const guessed = tags.some((t) => NOT_NAME_TAGS.includes(t) || t === 'Adjective');
+      return sure || (initial && guessed && !this.midSentence.has(word)) ? 'no' : 'unknown';
     }
     return 'no';
   }
@@ -264,18 +277,27 @@ interface Reading {
   text: string;
   tokens: readonly Token[];
   tagger: Tagger;
-  /** The batch's speakers: two of them side by side are two people. */
+  batch: Batch;
+}
+
+/** What the whole batch says about its words. */
+interface Batch {
+  /** The speakers: each a person, and a name of its own. */
   speakers: ReadonlySet<string>;
-  /** Words the batch writes in lower case. */
+  /** Words written in lower case. */
   lowered: ReadonlySet<string>;
+  /** Capitalized words met inside a sentence. */
+  midSentence: ReadonlySet<string>;
+  /** Capitalized words followed by another ("Amara" of "Amara Nwosu"). */
+  startsNames: ReadonlySet<string>;
 }
 
 const isCapitalized = (t: Token): boolean => /^\p{Lu}/u.test(t.text);
 
 /**
  * The names in one run of capitalized words (tokens[from..to)), with their evidence. Greetings and
- * sentence-initial words are dropped from the front and back ("Anytime Nate", "Sure John"), a project
- * stands apart from the words around it, and two speakers side by side are two people.
+ * sentence-initial words are dropped from the front and back ("Anytime Nate", "Sure John"), and a project
+ * and a speaker's name stand apart from the words around them.
  */
 function namesInRun(r: Reading, from: number, to: number): Candidate[] {
   const { text, tokens, tagger } = r;
@@ -284,12 +306,15 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
     const project: Candidate = { name: `Project ${tokens[i + 1]!.text}`, at: tokens[i]!.start, votes: { project: 3 } };
     return [...namesInRun(r, from, i), project, ...namesInRun(r, i + 2, to)];
   }
-  // A speaker's name starts a name, never ends one: "Deborah Jolene" is two people, "Birthday Caroline" is Caroline.
-  const speakerAt: number[] = [];
-  for (let i = from + 1; i < to; i++) if (r.speakers.has(tokens[i]!.text)) speakerAt.push(i);
-  if (speakerAt.length > 0) {
-    const cuts = [from, ...speakerAt, to];
-    return cuts.slice(1).flatMap((cut, k) => namesInRun({ ...r, speakers: new Set() }, cuts[k]!, cut));
+  // A speaker's name stands alone, so no speaker joins another name: "Deborah Jolene" is two people,
+  // "Birthday Caroline" is Caroline, and "John Legend" named by the speaker John is not John.
+  if (to - from > 1) {
+    const cuts = new Set([from, to]);
+    for (let i = from; i < to; i++) if (r.batch.speakers.has(tokens[i]!.text)) cuts.add(i).add(i + 1);
+    if (cuts.size > 2) {
+      const at = [...cuts].sort((a, b) => a - b);
+      return at.slice(1).flatMap((cut, k) => namesInRun(r, at[k]!, cut));
+    }
   }
   const leading = (i: number): boolean => !isCapitalized(tokens[i]!) || tagger.leading(tokens[i]!.text, tokens[i]!.initial);
   let first = from;
@@ -310,18 +335,22 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
       votes[type] = (votes[type] ?? 0) + weight;
     };
     const orgShaped = (run.length >= 2 && ORG_SUFFIXES.has(lower.at(-1)!)) || (run.length >= 3 && ORG_HEADS.has(lower[0]!) && lower[1] === 'of');
-    const phrase = run.length >= 2 ? tagger.phrase(name) : [];
+    // What the dictionary says of the run, or of its first words ("New York City" is where "New York" is).
+    let phrase: string[] = [];
+    for (let n = run.length; n >= 2 && phrase.length === 0; n--) phrase = tagger.phrase(cleanName(text.slice(run[0]!.start, run[n - 1]!.end)));
     if (orgShaped || phrase.includes('Organization')) vote('organization', 3);
-    else if (phrase.some((t) => PLACE_TAGS.includes(t))) vote('place', 3);
+    else if (phrase.some((t) => PLACE_TAGS.includes(t)) || (run.length >= 2 && PLACE_SUFFIXES.has(lower.at(-1)!))) vote('place', 3);
     else {
       const kinds = run.map((t) => (isCapitalized(t) ? tagger.kind(t.text, t.initial) : 'connector'));
       // A common word opens no name ("Great Melanie", "Mother Teresa" → Teresa), and is none alone ("Entities").
       if (run.length > 1 && kinds[0] === 'no') continue;
       if (!kinds.some((k) => k === 'name' || k === 'unknown')) return [];
-      // A title alone ("Mr", "Dr.") names no one.
-      if (run.length === 1 && tagger.tags(run[0]!.text).includes('Honorific')) return [];
-      // A sentence's first word the tagger does not know, written in lower case elsewhere in the batch, is a common word.
-      if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && r.lowered.has(lower[0]!)) return [];
+      // A letter, a numeral or a title alone ("R", "II", "Mr") names no one.
+      if (run.length === 1 && (/^(?:\p{Lu}|[IVXLC]+)$/u.test(name) || tagger.tags(run[0]!.text).includes('Honorific'))) return [];
+      // A sentence's first word the tagger does not know is a name when the batch writes it as one inside a
+      // sentence ("Lunch with Amara") or before a surname ("Amara Nwosu"), not when it is only ever first ("Standup").
+      const word = run[0]!.text;
+      if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && !r.batch.midSentence.has(word) && !(r.batch.startsNames.has(word) && !r.batch.lowered.has(lower[0]!))) return [];
       const tags = run.flatMap((t) => tagger.tags(t.text));
       if (phrase.some((t) => PERSON_TAGS.includes(t)) || tags.some((t) => PERSON_TAGS.includes(t))) vote('person', 3);
       else if (tags.some((t) => PLACE_TAGS.includes(t))) vote('place', run.length === 1 ? 3 : 2);
@@ -360,7 +389,7 @@ function read(fact: Fact, speakers: ReadonlySet<string>): Read {
 }
 
 /** The names of one fact, with evidence, before the batch settles each name's type. */
-function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger, speakers: ReadonlySet<string>, lowered: ReadonlySet<string>): Candidate[] {
+function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger, batch: Batch): Candidate[] {
   const found: Candidate[] = [];
   if (label !== undefined) found.push({ name: label, at: 0, votes: { person: 5 } });
   const owner = POSSESSIVE_RE.exec(text)?.[1];
@@ -387,7 +416,7 @@ function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger,
       else if (CONNECTORS.has(t.text) && (t.text !== 'of' || ORG_HEADS.has(tokens[end - 1]!.text.toLowerCase())) && next?.joined === true && startsName(next)) end += 2;
       else break;
     }
-    for (const c of namesInRun({ text, tokens, tagger, speakers, lowered }, i, end)) {
+    for (const c of namesInRun({ text, tokens, tagger, batch }, i, end)) {
       if (valueType !== undefined && key !== null && c.at > key[0].length) c.votes[valueType] = (c.votes[valueType] ?? 0) + 2;
       found.push(c);
     }
@@ -408,16 +437,25 @@ function isSpeakerLabel(label: string, tagger: Tagger): boolean {
  */
 export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyArray<{ name: string; entity: Entity }> = [], options: RecognizeOptions = {}): Promise<Map<string, Mention[]>> {
   const nlp = ((await import('compromise')) as unknown as { default: Nlp }).default;
-  const tagger = new Tagger(nlp);
   // Every capitalized word of the batch is tagged up front, many to a call of the tagger.
   const lowered = new Set<string>();
   const capitalized = new Set<string>();
+  const midSentence = new Set<string>();
+  const startsNames = new Set<string>();
   for (const fact of facts) {
-    for (const [word] of fact.text.matchAll(WORD_RE)) {
-      if (/^\p{Lu}/u.test(word)) capitalized.add(bare(word));
-      else lowered.add(word);
-    }
+    const tokens = tokenize(plainText(fact.text), 0);
+    tokens.forEach((t, i) => {
+      if (!isCapitalized(t)) {
+        lowered.add(t.text);
+        return;
+      }
+      capitalized.add(t.text);
+      if (!t.initial) midSentence.add(t.text);
+      const next = tokens[i + 1];
+      if (next !== undefined && next.joined && isCapitalized(next)) startsNames.add(t.text);
+    });
   }
+  const tagger = new Tagger(nlp, midSentence);
   tagger.learn(capitalized);
   // A label is a speaker when the caller says so or it reads as a name; two speakers are never one name.
   const speakers = new Set(options.speakers ?? []);
@@ -425,7 +463,8 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
     const label = LABEL_RE.exec(plainText(fact.text))?.[1];
     if (label !== undefined && !speakers.has(label) && isSpeakerLabel(label, tagger)) speakers.add(label);
   }
-  const perFact = facts.map((fact) => candidatesOf(fact, read(fact, speakers), tagger, speakers, lowered));
+  const batch: Batch = { speakers, lowered, midSentence, startsNames };
+  const perFact = facts.map((fact) => candidatesOf(fact, read(fact, speakers), tagger, batch));
 
   // One type per name over the batch, from all its evidence; one spelling per name, the most frequent.
   const tally = new Map<string, { votes: Record<EntityType, number>; spellings: Map<string, number> }>();

@@ -50,6 +50,14 @@ describe('recognizeEntities: speakers', () => {
     expect(r.names(1)).toEqual(['Jolene', 'Deborah']);
   });
 
+  it('never joins a speaker to a longer name another speaker or a name beside it makes', async () => {
+    const r = await recognize(['John: I met John Legend yesterday', 'Maria: Wow, John Legend? Cool', 'John: Maria Lopez came too', 'Maria: John, Maria Lopez is my cousin']);
+    expect(r.canon.of('john')!.name).toBe('John');
+    expect(r.canon.of('maria')!.name).toBe('Maria');
+    expect(r.entity('John')).toMatchObject({ entity: { type: 'person' }, facts: 4 });
+    expect(r.all.filter((n) => n.startsWith('John ') || n.startsWith('Maria '))).toEqual([]);
+  });
+
   it('says who speaks, and that a heading is no speaker', () => {
     expect(speakerOf('Deborah: Jolene! Congrats on the new job')).toBe('Deborah');
     expect(speakerOf('Mary Ann: hello')).toBe('Mary Ann');
