@@ -349,8 +349,8 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
       if (run.length === 1 && (/^(?:\p{Lu}|[IVXLC]+)$/u.test(name) || tagger.tags(run[0]!.text).includes('Honorific'))) return [];
       // A sentence's first word the tagger does not know is a name when the batch writes it as one inside a
       // sentence ("Lunch with Amara") or before a surname ("Amara Nwosu"), not when it is only ever first ("Standup").
-      const word = run[0]!.text;
-      if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && !r.batch.midSentence.has(word) && !(r.batch.startsNames.has(word) && !r.batch.lowered.has(lower[0]!))) return [];
+      const alone = run[0]!.text;
+      if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && !r.batch.midSentence.has(alone) && !(r.batch.startsNames.has(alone) && !r.batch.lowered.has(lower[0]!))) return [];
       const tags = run.flatMap((t) => tagger.tags(t.text));
       if (phrase.some((t) => PERSON_TAGS.includes(t)) || tags.some((t) => PERSON_TAGS.includes(t))) vote('person', 3);
       else if (tags.some((t) => PLACE_TAGS.includes(t))) vote('place', run.length === 1 ? 3 : 2);
