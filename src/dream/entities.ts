@@ -1,9 +1,15 @@
 /**
  * Recognizes the people, places, organizations and projects a batch of facts is about, for the offline
- * consolidator's entity pages. compromise (an offline NLP library) finds names in running text; a few
- * shapes it cannot see are read directly: a speaker's `Name: …` prefix (transcripts), a possessive keyed
- * subject (`Farid's home address:: …`), `Project Atlas`, and a `project-x` tag. Deterministic: the same
- * texts give the same entities in the same order.
+ * consolidator's entity pages. A name is a run of capitalized words between punctuation; compromise (an
+ * offline NLP library) says what each word is on its own (a first name, a city, an adverb, a greeting),
+ * and its dictionary what a phrase is ("New York" a place), so greetings and sentence-initial words fall
+ * away ("Anytime Nate" → Nate) and a speaker's `Name: ` label never joins the name after it. A few shapes
+ * are read directly: the label (a speaker is a person, two speakers two people), a possessive keyed
+ * subject (`Farid's home address:: …`), `Project Atlas` and a `project-x` tag, an organization's suffix
+ * ("Northwind Labs", "Globex Inc."), a place's context ("in Tromsø", "the Tromsø office"). Each name takes
+ * the one type the batch's evidence favours, so it is counted the same way in every fact.
+ * Linear in the batch's text: each distinct word is tagged once, many words to a call of the tagger (a
+ * call costs far more than a word). Deterministic: the same texts give the same entities in the same order.
  */
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
@@ -24,18 +30,239 @@ export interface Mention {
   at: number;
 }
 
+export interface RecognizeOptions {
+  /**
+   * The batch's speakers (e.g. a transcript's participants): their `Name: ` labels are people even when
+   * the tagger reads the word otherwise. Without it, a label is a speaker when it reads as a name.
+   */
+  speakers?: readonly string[];
+}
+
 /** Ties on position prefer the more specific kind of page. */
 const TYPE_RANK: Record<EntityType, number> = { person: 0, project: 1, organization: 2, place: 3 };
 const NAME = String.raw`\p{Lu}[\p{L}\p{M}'’-]*`;
-const SPEAKER_RE = new RegExp(String.raw`^(${NAME}(?: ${NAME})?):\s(?!:)`, 'u');
+const LABEL_RE = new RegExp(String.raw`^(${NAME}(?: ${NAME})?):\s(?!:)`, 'u');
 const POSSESSIVE_RE = new RegExp(String.raw`^\[?(${NAME}(?: ${NAME})?)['’]s\s`, 'u');
-/** The speaker of a transcript turn (`Caroline: …`), or null. */
-export const speakerOf = (text: string): string | null => SPEAKER_RE.exec(text)?.[1] ?? null;
-const PROJECT_RE = new RegExp(String.raw`\bProject (${NAME})`, 'gu');
-/** Words compromise sometimes takes for names that never make a page. */
-const NOT_NAMES = new Set(['i', 'me', 'you', 'we', 'they', 'he', 'she', 'it', 'the', 'a', 'an', 'day', 'today', 'tomorrow', 'yesterday', 'mom', 'dad']);
 
-/** A name as it should title a page: no trailing punctuation, no possessive, no leading article. */
+const words = (list: string): Set<string> => new Set(list.split(/\s+/u).filter((w) => w !== ''));
+const MONTHS = 'january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec';
+const DAYS = 'monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun';
+/** Labels and headings of notes, not speakers: "Relationships: Diego is allergic to shellfish". */
+const CATEGORY_LABELS = words(
+  'entities entity relationships relationship facts fact notes note preferences preference moments moment principles principle decisions decision commitments commitment skills skill corrections correction ' +
+    'people places organizations projects topics summary context update updates todo todos task tasks idea ideas question questions answer answers reminder reminders health work family travel misc other ' +
+    'status action actions follow followup log journal memory source sources tags tag category date time today tomorrow yesterday',
+);
+/**
+ * Words that are never a name or part of one, whatever the tagger guesses: greetings and interjections it
+ * does not know ("Anytime Nate", "Woohoo Melanie"), times, and words for kin and the divine.
+ */
+const NEVER_NAMES = words(
+  `${MONTHS} ${DAYS} anytime congrats congratz thx ty aww awww aw awe woohoo woo wooo woot woah whoa yay yass heya hiya hbu geez oof gotcha omg omgg lol lmao rofl xoxo np cya ` +
+    'haha hahaha hehe sooo soo wowww wowza gonna wanna gotta kinda sorta im ive ill id dont didnt cant wont thats whats lets yep yup nope nah ' +
+    'today tonight tomorrow yesterday weekend christmas easter halloween thanksgiving hanukkah ramadan diwali eid ' +
+    'birthday anniversary morning evening afternoon night holidays holiday ' +
+    'god lord mom mum mommy mama dad daddy papa grandma grandpa granny nana sis bro babe honey sweetie darling dude guys everyone ' +
+    'i me you we they he she it the a an this that these those my your our his her their',
+);
+/** Tags of a word read on its own that make it no part of a name ("Absolutely", "Congratulations", "Thanks"). */
+const NOT_NAME_TAGS = ['Expression', 'Adverb', 'Verb', 'Modal', 'Determiner', 'Pronoun', 'Preposition', 'Conjunction', 'QuestionWord', 'Date', 'Value', 'Copula', 'Negative'];
+/** Tags of a word no name ends with ("Melanie Absolutely", "Northwind Labs CTO"). */
+const TRAILING_TAGS = ['Expression', 'Adverb', 'Date', 'Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Acronym'];
+const PERSON_TAGS = ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Honorific'];
+const PLACE_TAGS = ['Place', 'City', 'Country', 'Region'];
+/** The last word of an organization's name ("Northwind Labs", "Globex Inc.", "Kessler University"). */
+const ORG_SUFFIXES = words(
+  'labs lab inc incorporated corp corporation co company ltd llc llp plc gmbh ag sa bv group holdings industries technologies tech systems software solutions analytics robotics networks ' +
+    'partners ventures capital bank university college institute school academy hospital clinic foundation association society agency council ministry department studio studios ' +
+    'media press records airlines airways motors pharma pharmaceuticals therapeutics bio biotech consulting enterprises associates trust fund church museum library',
+);
+/** The last word of a place's name ("Rocky Mountains", "Eiffel Tower", "Central Park"). */
+const PLACE_SUFFIXES = words(
+  'mountains mountain hills hill valley canyon lake lakes river falls bay beach coast island islands peninsula park square street st avenue ave road boulevard tower bridge harbour harbor port airport station cathedral castle palace',
+);
+/** The first word of an organization's name read "X of Y" ("University of Oslo", "Bank of America"). */
+const ORG_HEADS = words('university bank institute college school academy museum ministry department society church hospital');
+/** Lower-case words that stay inside a name ("Bank of America", "São Paulo da Costa"). */
+const CONNECTORS = words('of de da do dos das del della di du van von der den la le y');
+/** Abbreviations whose dot does not end a sentence ("St. Olaf Hospital", "Dr. Okafor", "Globex Inc. said"). */
+const ABBREVIATIONS = words('st dr mr mrs ms mx prof mt ft jr sr inc corp co ltd bros no vs');
+/** The word after a place: "the Tromsø office" is the place Tromsø. */
+const PLACE_AFTER = words('office offices branch campus headquarters hq site plant factory warehouse');
+/** The word before a place: "in Tromsø", "from Kraków", "visited Zürich". */
+const PLACE_BEFORE = words('in from near around across outside inside within toward towards via visited visiting visit');
+/** Before "to", words of going somewhere: "moved to Lisbon", "a trip to Kyoto". */
+const MOTION = words('moved move moving flew fly flying travelled traveled traveling travelling travel went go going gone trip drove drive driving relocated relocating returned return returning headed heading back road');
+/** A keyed fact's key that says what its value is: `home city:: Tromsø`, `employer:: Northwind Labs`. */
+const PLACE_KEY_RE = /\b(?:city|town|country|place|location|based|lives?|living|home|hometown|address|region|state|moved)\b/iu;
+const ORG_KEY_RE = /\b(?:employer|company|workplace|organi[sz]ation|org|works?|job|school|university|bank|client|customer)\b/iu;
+/** Before an organization: "joined Northwind", "works at Globex". */
+const ORG_BEFORE = words('joined joining join');
+const WORK = words('work works worked working job employed hired intern interning interned');
+
+/** The speaker of a transcript turn (`Caroline: …`), or null; a note's heading (`Relationships: …`) is none. */
+export function speakerOf(text: string, speakers?: readonly string[]): string | null {
+  const label = LABEL_RE.exec(text)?.[1];
+  if (label === undefined) return null;
+  if (speakers !== undefined) return speakers.includes(label) ? label : null;
+  return label.split(' ').some((w) => CATEGORY_LABELS.has(w.toLowerCase()) || NEVER_NAMES.has(w.toLowerCase()) || w === 'Project') ? null : label;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The text a keyed fact states, without Obsidian's inline-field brackets. */
+function plainText(text: string): string {
+  return text.replace(/^\[(.+?::.*)\]$/u, '$1');
+}
+
+type Term = { tags: string[]; offset: { start: number } };
+type Nlp = ((text: string) => { json(options?: { offset: boolean }): Array<{ terms: Term[] }> }) & {
+  model(): { one: { lexicon: Record<string, string | string[] | undefined>; tagSet: Record<string, { parents?: string[] } | undefined> } };
+};
+
+/** Words tagged per call of the tagger: a call costs far more than the words in it. */
+const TAG_CHUNK = 2000;
+/**
+ * For a word it has no entry for, the tagger guesses by its shape: "-ly" an adverb, "-s" a plural, capitals
+ * an acronym ("CTO", "LGBTQ", not a city or a company it knows) are safe guesses.
+ */
+const SAFE_GUESS_TAGS = ['Plural', 'Adverb', 'Expression', 'Acronym'];
+const ADJECTIVE_ENDING_RE = /(?:ish|ese|ous|ful|less|able|ible)$/u;
+/** A word as a dictionary would list it, accents folded: "São Paulo" → "sao paulo". */
+const folded = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+/** An acronym is read as written ("UK", "NASA"); any other word in lower case. */
+const wordKey = (word: string): string => (/^\p{Lu}{2,}$/u.test(word) ? word : word.toLowerCase());
+
+/** What compromise says about a word read on its own, and what its dictionary says about a phrase. */
+class Tagger {
+  private readonly tagsOf = new Map<string, string[]>();
+  private readonly one: ReturnType<Nlp['model']>['one'];
+
+  /**
+   * @param midSentence words the batch capitalizes inside a sentence: a name there, so a guess from the
+   *   word's ending does not hold at a sentence's start either ("Farid likes chess" beside "with Farid").
+   */
+  constructor(
+    private readonly nlp: Nlp,
+    private readonly midSentence: ReadonlySet<string>,
+  ) {
+    this.one = nlp.model().one;
+  }
+
+  /** Tags every word not yet read, one word a line, many per call. */
+  learn(words: Iterable<string>): void {
+    const todo = [...new Set([...words].map(wordKey))].filter((w) => !this.tagsOf.has(w));
+    for (let i = 0; i < todo.length; i += TAG_CHUNK) {
+      const chunk = todo.slice(i, i + TAG_CHUNK);
+      const starts: number[] = [];
+      let text = '';
+      for (const word of chunk) {
+        starts.push(text.length);
+        text += `${word}\n`;
+      }
+      const byStart = new Map<number, string[]>();
+      for (const sentence of this.nlp(text).json({ offset: true })) for (const term of sentence.terms) if (!byStart.has(term.offset.start)) byStart.set(term.offset.start, term.tags);
+      chunk.forEach((word, k) => this.tagsOf.set(word, byStart.get(starts[k]!) ?? []));
+    }
+  }
+
+  tags(word: string): string[] {
+    const key = wordKey(word);
+    if (!this.tagsOf.has(key)) this.learn([key]);
+    return this.tagsOf.get(key)!;
+  }
+
+  private listed(word: string): boolean {
+    return this.one.lexicon[word.toLowerCase()] !== undefined;
+  }
+
+  private nameTagged(word: string): boolean {
+    return this.tags(word).some((t) => PERSON_TAGS.includes(t) || PLACE_TAGS.includes(t) || t === 'Organization');
+  }
+
+  /**
+   * What a word on its own says about a name: 'name' (a first name, a city, a company the tagger knows),
+   * 'unknown' (a word it has no entry for, most often a name), or 'no' (a common word). A guess from the
+   * word's ending counts at a sentence's start ("Learning German"), not inside one ("with Xiaoming").
+   */
+  kind(word: string, initial: boolean): 'name' | 'unknown' | 'no' {
+    const lower = word.toLowerCase();
+    if (NEVER_NAMES.has(lower)) return 'no';
+    if (this.nameTagged(word)) return 'name';
+    const tags = this.tags(word);
+    if (!this.listed(word)) {
+      const sure = tags.some((t) => SAFE_GUESS_TAGS.includes(t)) || (tags.includes('Adjective') && ADJECTIVE_ENDING_RE.test(lower));
+      const guessed = tags.some((t) => NOT_NAME_TAGS.includes(t) || t === 'Adjective');
+      return sure || (initial && guessed && !this.midSentence.has(word)) ? 'no' : 'unknown';
+    }
+    return 'no';
+  }
+
+  /** A word no name starts or ends with: a greeting, an adverb, a verb… ("Thanks Mel", "Absolutely Melanie"). */
+  leading(word: string, initial: boolean): boolean {
+    if (NEVER_NAMES.has(word.toLowerCase())) return true;
+    if (this.nameTagged(word)) return false;
+    return this.tags(word).some((t) => NOT_NAME_TAGS.includes(t)) && (this.listed(word) || initial || this.tags(word).some((t) => SAFE_GUESS_TAGS.includes(t)));
+  }
+
+  /** A word no name ends with: a greeting, an adverb, a time ("Melanie Absolutely"). */
+  trailing(word: string): boolean {
+    if (NEVER_NAMES.has(word.toLowerCase())) return true;
+    return !this.nameTagged(word) && this.tags(word).some((t) => TRAILING_TAGS.includes(t));
+  }
+
+  /** The dictionary's tags for a name of several words ("New York", "São Paulo", "United Nations"), with their parents. */
+  phrase(name: string): string[] {
+    const entry = this.one.lexicon[name.toLowerCase()] ?? this.one.lexicon[folded(name)];
+    if (entry === undefined) return [];
+    const tags = [entry].flat();
+    return [...tags, ...tags.flatMap((t) => this.one.tagSet[t]?.parents ?? [])];
+  }
+}
+
+interface Token {
+  text: string;
+  start: number;
+  end: number;
+  /** First of its sentence (after the text's start, a label, `.!?:;`, a bracket or a quote). */
+  initial: boolean;
+  /** Joined to the token before it by a plain space (or an abbreviation's dot and a space). */
+  joined: boolean;
+  /** Ended in a possessive `'s`, which is not part of the name. */
+  possessive: boolean;
+}
+
+const WORD_RE = /[\p{L}\p{M}\p{N}]+(?:['’.-][\p{L}\p{M}\p{N}]+)*/gu;
+/** A word without a possessive or a trailing dot: "Farid's" → "Farid", "Dr." → "Dr". */
+const bare = (word: string): string => word.replace(/['’]s$/u, '').replace(/[^\p{L}\p{M}\p{N}]+$/u, '');
+const SENTENCE_GAP_RE = /[.!?:;()[\]{}"“”]|\n/u;
+
+function tokenize(text: string, from: number): Token[] {
+  const out: Token[] = [];
+  let previousEnd = from;
+  for (const m of text.slice(from).matchAll(WORD_RE)) {
+    const start = from + m.index;
+    const possessive = /['’]s$/u.test(m[0]) && m[0].length > 2;
+    const word = possessive ? m[0].slice(0, -2) : m[0];
+    const gap = text.slice(previousEnd, start);
+    const before = out.at(-1);
+    const abbreviated = before !== undefined && (ABBREVIATIONS.has(before.text.toLowerCase()) || /^\p{Lu}$/u.test(before.text) || before.text.includes('.'));
+    const joined = before !== undefined && !before.possessive && (gap === ' ' || gap === ' & ' || (gap === '. ' && abbreviated));
+    const initial = before === undefined || (!joined && SENTENCE_GAP_RE.test(gap) && !(gap.startsWith('. ') && abbreviated));
+    out.push({ text: word, start, end: start + word.length, initial, joined, possessive });
+    previousEnd = start + m[0].length;
+  }
+  return out;
+}
+
+interface Candidate {
+  name: string;
+  at: number;
+  /** Evidence for each type: a word the tagger knows or a shape (3), a context (2); none for a name nothing places. */
+  votes: Partial<Record<EntityType, number>>;
+}
+
+/** A name as it should title a page: no trailing punctuation, no leading article. */
 function cleanName(raw: string): string {
   return raw
     .replace(/['’]s$/u, '')
@@ -45,115 +272,256 @@ function cleanName(raw: string): string {
     .trim();
 }
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-function acceptable(name: string): boolean {
-  const key = normalizeText(name);
-  return key.length >= 2 && !NOT_NAMES.has(key) && /^\p{Lu}/u.test(name) && name.length <= 60;
+/** What reading one fact's runs needs: its text and words, the tagger, and what the batch says. */
+interface Reading {
+  text: string;
+  tokens: readonly Token[];
+  tagger: Tagger;
+  batch: Batch;
 }
 
-/** The text a keyed fact states, without Obsidian's inline-field brackets. */
-function plainText(text: string): string {
-  return text.replace(/^\[(.+?::.*)\]$/u, '$1');
+/** What the whole batch says about its words. */
+interface Batch {
+  /** The speakers: each a person, and a name of its own. */
+  speakers: ReadonlySet<string>;
+  /** Words written in lower case. */
+  lowered: ReadonlySet<string>;
+  /** Capitalized words met inside a sentence. */
+  midSentence: ReadonlySet<string>;
+  /** Capitalized words followed by another ("Amara" of "Amara Nwosu"). */
+  startsNames: ReadonlySet<string>;
 }
 
-type Nlp = (text: string) => { people(): Found; places(): Found; organizations(): Found; match(pattern: string): Found; json(): Array<{ terms: Array<{ tags: string[] }> }> };
-interface Found {
-  out(format: 'array'): string[];
+const isCapitalized = (t: Token): boolean => /^\p{Lu}/u.test(t.text);
+
+/**
+ * The names in one run of capitalized words (tokens[from..to)), with their evidence. Greetings and
+ * sentence-initial words are dropped from the front and back ("Anytime Nate", "Sure John"), and a project
+ * and a speaker's name stand apart from the words around them.
+ */
+function namesInRun(r: Reading, from: number, to: number): Candidate[] {
+  const { text, tokens, tagger } = r;
+  for (let i = from; i + 1 < to; i++) {
+    if (tokens[i]!.text !== 'Project' || !isCapitalized(tokens[i + 1]!)) continue;
+    const project: Candidate = { name: `Project ${tokens[i + 1]!.text}`, at: tokens[i]!.start, votes: { project: 3 } };
+    return [...namesInRun(r, from, i), project, ...namesInRun(r, i + 2, to)];
+  }
+  // A speaker's name stands alone, so no speaker joins another name: "Deborah Jolene" is two people,
+  // "Birthday Caroline" is Caroline, and "John Legend" named by the speaker John is not John.
+  if (to - from > 1) {
+    const cuts = new Set([from, to]);
+    for (let i = from; i < to; i++) if (r.batch.speakers.has(tokens[i]!.text)) cuts.add(i).add(i + 1);
+    if (cuts.size > 2) {
+      const at = [...cuts].sort((a, b) => a - b);
+      return at.slice(1).flatMap((cut, k) => namesInRun(r, at[k]!, cut));
+    }
+  }
+  const leading = (i: number): boolean => !isCapitalized(tokens[i]!) || tagger.leading(tokens[i]!.text, tokens[i]!.initial);
+  let first = from;
+  let last = to - 1;
+  // "Bank of America", "University of Oslo": the head word is the name's, whatever it reads as alone.
+  const headed = to - from >= 3 && ORG_HEADS.has(tokens[from]!.text.toLowerCase()) && tokens[from + 1]!.text === 'of';
+  while (!headed && first <= last && leading(first)) first++;
+  // At the end only a greeting or an adverb falls away ("Melanie Absolutely"): "Mountain View" keeps its verb.
+  const trailing = (i: number): boolean => !isCapitalized(tokens[i]!) || tagger.trailing(tokens[i]!.text);
+  while (last >= first && trailing(last)) last--;
+  for (; first <= last; first++) {
+    const name = cleanName(text.slice(tokens[first]!.start, tokens[last]!.end));
+    if (name === '' || name.length > 60) return [];
+    const run = tokens.slice(first, last + 1);
+    const lower = run.map((t) => t.text.toLowerCase());
+    const votes: Candidate['votes'] = {};
+    const vote = (type: EntityType, weight: number): void => {
+      votes[type] = (votes[type] ?? 0) + weight;
+    };
+    const orgShaped = (run.length >= 2 && ORG_SUFFIXES.has(lower.at(-1)!)) || (run.length >= 3 && ORG_HEADS.has(lower[0]!) && lower[1] === 'of');
+    // What the dictionary says of the run, or of its first words ("New York City" is where "New York" is).
+    let phrase: string[] = [];
+    for (let n = run.length; n >= 2 && phrase.length === 0; n--) phrase = tagger.phrase(cleanName(text.slice(run[0]!.start, run[n - 1]!.end)));
+    if (orgShaped || phrase.includes('Organization')) vote('organization', 3);
+    else if (phrase.some((t) => PLACE_TAGS.includes(t)) || (run.length >= 2 && PLACE_SUFFIXES.has(lower.at(-1)!))) vote('place', 3);
+    else {
+      const kinds = run.map((t) => (isCapitalized(t) ? tagger.kind(t.text, t.initial) : 'connector'));
+      // A common word opens no name ("Great Melanie", "Mother Teresa" → Teresa), and is none alone ("Entities").
+      if (run.length > 1 && kinds[0] === 'no') continue;
+      if (!kinds.some((k) => k === 'name' || k === 'unknown')) return [];
+      // A letter, a numeral or a title alone ("R", "II", "Mr") names no one.
+      if (run.length === 1 && (/^(?:\p{Lu}|[IVXLC]+)$/u.test(name) || tagger.tags(run[0]!.text).includes('Honorific'))) return [];
+      // A sentence's first word the tagger does not know is a name when the batch writes it as one inside a
+      // sentence ("Lunch with Amara") or before a surname ("Amara Nwosu"), not when it is only ever first ("Standup").
+      const alone = run[0]!.text;
+      if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && !r.batch.midSentence.has(alone) && !(r.batch.startsNames.has(alone) && !r.batch.lowered.has(lower[0]!))) return [];
+      const tags = run.flatMap((t) => tagger.tags(t.text));
+      if (phrase.some((t) => PERSON_TAGS.includes(t)) || tags.some((t) => PERSON_TAGS.includes(t))) vote('person', 3);
+      else if (tags.some((t) => PLACE_TAGS.includes(t))) vote('place', run.length === 1 ? 3 : 2);
+      else if (run.length === 1 && tags.includes('Organization')) vote('organization', 3);
+    }
+    // The words around the run.
+    const word = (i: number): string => tokens[i]?.text.toLowerCase() ?? '';
+    const before = run[0]!.initial ? '' : word(first - 1);
+    const beforeThat = before === '' || tokens[first - 1]!.initial ? '' : word(first - 2);
+    const after = tokens[last + 1]?.initial === false ? word(last + 1) : '';
+    if (PLACE_AFTER.has(after) && !orgShaped) vote('place', 3);
+    else if (PLACE_BEFORE.has(before) || (before === 'to' && MOTION.has(beforeThat)) || (before === 'the' && PLACE_BEFORE.has(beforeThat))) vote('place', 2);
+    if (ORG_BEFORE.has(before) || ((before === 'at' || before === 'for') && WORK.has(beforeThat))) vote('organization', 2);
+    return [{ name, at: run[0]!.start, votes }];
+  }
+  return [];
 }
 
-/** A run of words the tagger joined across punctuation ("Thanks, Mel!") is a greeting, not a name. */
-const PUNCTUATED_RE = /[,;:!?.()"]\s*\S/u;
+/** A fact's text and words, the words read after a speaker's label. */
+interface Read {
+  text: string;
+  label: string | undefined;
+  tokens: Token[];
+}
+
+/** Addresses and file names hold no names ("https://example.com/Foo", "Notes.md"): blanked, so positions stay. */
+const ADDRESS_RE = /\b(?:https?:\/\/|www\.)\S+|[\w.-]+@[\w.-]+|\b[\p{L}\p{N}_-]+\.(?:md|txt|pdf|png|jpe?g|json|csv|html?|com|org|net|io|dev)\b/giu;
+
+function read(fact: Fact, speakers: ReadonlySet<string>): Read {
+  const text = plainText(fact.text).replace(ADDRESS_RE, (m) => ' '.repeat(m.length));
+  const label = LABEL_RE.exec(text)?.[1];
+  const spoken = label !== undefined && speakers.has(label);
+  const tokens = tokenize(text, spoken ? label.length + 1 : 0);
+  if (tokens[0] !== undefined) tokens[0].initial = true;
+  return { text, label: spoken ? label : undefined, tokens };
+}
+
+/** The names of one fact, with evidence, before the batch settles each name's type. */
+function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger, batch: Batch): Candidate[] {
+  const found: Candidate[] = [];
+  if (label !== undefined) found.push({ name: label, at: 0, votes: { person: 5 } });
+  const owner = POSSESSIVE_RE.exec(text)?.[1];
+  if (owner !== undefined && !owner.startsWith('Project ') && owner.split(' ').every((w) => tagger.kind(w, false) !== 'no')) found.push({ name: owner, at: 0, votes: { person: 3 } });
+  for (const tag of fact.tags) {
+    const project = /^project[-_/](.+)$/u.exec(tag)?.[1];
+    if (project !== undefined) found.push({ name: `Project ${project.charAt(0).toUpperCase()}${project.slice(1).replace(/[-_]+/gu, ' ')}`, at: 0, votes: { project: 3 } });
+  }
+  // A keyed fact's value is what its key says: `home city:: Tromsø` a place, `employer:: Northwind` an organization.
+  const key = /^(.+?)::/u.exec(text);
+  const valueType = key === null ? undefined : PLACE_KEY_RE.test(key[1]!) ? 'place' : ORG_KEY_RE.test(key[1]!) ? 'organization' : undefined;
+  const startsName = (t: Token): boolean => isCapitalized(t) && t.text !== 'I' && !/^I['’]/u.test(t.text);
+  for (let i = 0; i < tokens.length; ) {
+    if (!startsName(tokens[i]!)) {
+      i++;
+      continue;
+    }
+    // A run: capitalized words joined by spaces, lower-case connectors between two of them ("Bank of America").
+    let end = i + 1;
+    while (end < tokens.length && tokens[end]!.joined) {
+      const t = tokens[end]!;
+      const next = tokens[end + 1];
+      if (startsName(t)) end++;
+      else if (CONNECTORS.has(t.text) && (t.text !== 'of' || ORG_HEADS.has(tokens[end - 1]!.text.toLowerCase())) && next?.joined === true && startsName(next)) end += 2;
+      else break;
+    }
+    for (const c of namesInRun({ text, tokens, tagger, batch }, i, end)) {
+      if (valueType !== undefined && key !== null && c.at > key[0].length) c.votes[valueType] = (c.votes[valueType] ?? 0) + 2;
+      found.push(c);
+    }
+    i = end;
+  }
+  return found;
+}
+
+/** A `Name: ` label that reads as a person: no heading, each word a name or a word the tagger does not know. */
+function isSpeakerLabel(label: string, tagger: Tagger): boolean {
+  return speakerOf(`${label}: `) !== null && label.split(' ').every((w) => tagger.kind(w, true) !== 'no');
+}
 
 /**
  * Mentions in each fact, in order of position; names not yet merged across facts (see `canonical`).
  * `known` are the names (titles and aliases) of entities that already have a page: they are found
  * wherever they stand, even when the tagger does not know them ("Farid likes chess").
  */
-export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyArray<{ name: string; entity: Entity }> = []): Promise<Map<string, Mention[]>> {
+export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyArray<{ name: string; entity: Entity }> = [], options: RecognizeOptions = {}): Promise<Map<string, Mention[]>> {
   const nlp = ((await import('compromise')) as unknown as { default: Nlp }).default;
-  const out = new Map<string, Mention[]>();
+  // Every capitalized word of the batch is tagged up front, many to a call of the tagger.
+  const lowered = new Set<string>();
+  const capitalized = new Set<string>();
+  const midSentence = new Set<string>();
+  const startsNames = new Set<string>();
+  for (const fact of facts) {
+    const tokens = tokenize(plainText(fact.text), 0);
+    tokens.forEach((t, i) => {
+      if (!isCapitalized(t)) {
+        lowered.add(t.text);
+        return;
+      }
+      capitalized.add(t.text);
+      if (!t.initial) midSentence.add(t.text);
+      const next = tokens[i + 1];
+      if (next !== undefined && next.joined && isCapitalized(next)) startsNames.add(t.text);
+    });
+  }
+  const tagger = new Tagger(nlp, midSentence);
+  tagger.learn(capitalized);
+  // A label is a speaker when the caller says so or it reads as a name; two speakers are never one name.
+  const speakers = new Set(options.speakers ?? []);
+  for (const fact of facts) {
+    const label = LABEL_RE.exec(plainText(fact.text))?.[1];
+    if (label !== undefined && !speakers.has(label) && isSpeakerLabel(label, tagger)) speakers.add(label);
+  }
+  const batch: Batch = { speakers, lowered, midSentence, startsNames };
+  const perFact = facts.map((fact) => candidatesOf(fact, read(fact, speakers), tagger, batch));
+
+  // One type per name over the batch, from all its evidence; one spelling per name, the most frequent.
+  const tally = new Map<string, { votes: Record<EntityType, number>; spellings: Map<string, number> }>();
+  for (const list of perFact) {
+    for (const c of list) {
+      const key = normalizeText(c.name);
+      const t = tally.get(key) ?? { votes: { person: 0, place: 0, organization: 0, project: 0 }, spellings: new Map<string, number>() };
+      for (const [type, weight] of Object.entries(c.votes) as Array<[EntityType, number]>) t.votes[type] += weight;
+      t.spellings.set(c.name, (t.spellings.get(c.name) ?? 0) + 1);
+      tally.set(key, t);
+    }
+  }
+  const entities = new Map<string, Entity>();
+  for (const [key, t] of tally) {
+    // A name nothing places is most often a person's.
+    const type = (Object.keys(TYPE_RANK) as EntityType[]).sort((a, b) => t.votes[b] - t.votes[a] || TYPE_RANK[a] - TYPE_RANK[b])[0]!;
+    const name = [...t.spellings].sort(([a, n], [b, m]) => m - n || byText(a, b))[0]![0];
+    entities.set(key, { name, key, type });
+  }
+
+  // Known names, indexed by their first word so each fact is read once, not once per name.
+  const byFirst = new Map<string, Array<{ name: string; entity: Entity; re: RegExp }>>();
+  for (const { name, entity } of known) {
+    const key = normalizeText(name);
+    if (key.length < 2 || NEVER_NAMES.has(key) || !/^\p{Lu}/u.test(name) || name.length > 60) continue;
+    const first = bare(name.split(' ')[0]!);
+    const list = byFirst.get(first) ?? [];
+    list.push({ name, entity, re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u') });
+    byFirst.set(first, list);
+  }
   // Longer names first, so "Alice Chen" is found before "Alice"; a name must stand as written, capital included.
-  const knownNames = known
-    .filter(({ name }) => acceptable(name))
-    .map(({ name, entity }) => ({ entity, re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u'), length: name.length, name }))
-    .sort((a, b) => b.length - a.length || byText(a.name, b.name));
-  // How the tagger reads a word on its own, to tell a greeting beside a first name ("Congrats Caroline",
-  // "Melanie Absolutely") from a full name ("Farid Haddad").
-  const alone = new Map<string, string[]>();
-  const tagsOf = (word: string): string[] => {
-    const key = word.toLowerCase();
-    let tags = alone.get(key);
-    if (tags === undefined) {
-      tags = nlp(key).json()[0]?.terms[0]?.tags ?? [];
-      alone.set(key, tags);
-    }
-    return tags;
-  };
-  const GREETING_TAGS = ['Expression', 'Adjective', 'Adverb', 'Verb', 'Plural'];
-  const notName = (word: string): boolean => !tagsOf(word).includes('Person') && tagsOf(word).some((t) => GREETING_TAGS.includes(t));
-  const firstName = (word: string): boolean => tagsOf(word).includes('FirstName');
-  const withoutGreeting = (name: string): string => {
-    const words = name.split(' ');
-    while (words.length > 1 && notName(words[0]!) && firstName(words[1]!)) words.shift();
-    while (words.length > 1 && notName(words.at(-1)!) && firstName(words.at(-2)!)) words.pop();
-    return words.join(' ');
-  };
-  for (const fact of facts) {
+  for (const list of byFirst.values()) list.sort((a, b) => b.name.length - a.name.length || byText(a.name, b.name));
+
+  const out = new Map<string, Mention[]>();
+  facts.forEach((fact, index) => {
     const text = plainText(fact.text);
-    const found: Mention[] = [];
-    const add = (raw: string, type: EntityType, at?: number): void => {
-      const cleaned = cleanName(raw);
-      const name = type === 'person' && cleaned.includes(' ') ? withoutGreeting(cleaned) : cleaned;
-      if (!acceptable(name)) return;
-      const key = normalizeText(name);
-      if (found.some((m) => m.entity.key === key)) return;
-      const index = at ?? text.indexOf(name);
-      found.push({ entity: { name, key, type }, at: index < 0 ? text.length : index });
-    };
-    const speaker = SPEAKER_RE.exec(text)?.[1];
-    if (speaker !== undefined) add(speaker, 'person', 0);
-    const owner = POSSESSIVE_RE.exec(text)?.[1];
-    if (owner !== undefined && !owner.startsWith('Project ')) add(owner, 'person', 0);
-    for (const match of text.matchAll(PROJECT_RE)) add(`Project ${match[1]!}`, 'project', match.index);
-    for (const tag of fact.tags) {
-      const project = /^project[-_/](.+)$/u.exec(tag)?.[1];
-      if (project !== undefined) add(`Project ${project.charAt(0).toUpperCase()}${project.slice(1).replace(/[-_]+/gu, ' ')}`, 'project', 0);
+    const list: Mention[] = [];
+    for (const c of perFact[index]!) {
+      const entity = entities.get(normalizeText(c.name))!;
+      if (!list.some((m) => m.entity.key === entity.key)) list.push({ entity, at: c.at });
     }
-    // A keyed fact reads as a sentence ("home city is Kyoto"), so the tagger sees its value as a name.
-    const keyed = /^(.+?)::\s*(.*)$/u.exec(text);
-    const doc = nlp(keyed === null ? text : `${keyed[1]!} is ${keyed[2]!}`);
-    for (const name of doc.people().out('array')) add(name, 'person');
-    for (const name of doc.organizations().out('array')) add(name, 'organization');
-    for (const name of doc.places().out('array')) add(name, 'place');
-    // Two or more proper nouns in a row that the tagger could not place are most often a person's name.
-    for (const name of doc.match('#ProperNoun #ProperNoun+').out('array')) if (!name.startsWith('Project ') && !PUNCTUATED_RE.test(name.trim())) add(name, 'person');
-    for (const { entity, re } of knownNames) {
-      const at = re.exec(text)?.index;
-      if (at !== undefined && !found.some((m) => m.entity.key === entity.key)) found.push({ entity, at });
-    }
-    out.set(fact.id, found);
-  }
-  // A first name alone ("Farid likes chess") is a mention of the one full name that starts with it.
-  const full = new Map<string, string[]>();
-  for (const list of out.values()) {
-    for (const m of list) {
-      if (m.entity.type !== 'person' || !m.entity.name.includes(' ')) continue;
-      const first = m.entity.name.split(' ')[0]!;
-      if (!(full.get(first) ?? []).includes(m.entity.name)) full.set(first, [...(full.get(first) ?? []), m.entity.name]);
-    }
-  }
-  for (const fact of facts) {
-    const list = out.get(fact.id)!;
-    const text = plainText(fact.text);
-    for (const [first, names] of [...full.entries()].sort(([a], [b]) => byText(a, b))) {
-      if (names.length !== 1 || list.some((m) => m.entity.name.split(' ')[0] === first)) continue;
-      const at = new RegExp(String.raw`(?<![\p{L}])${first}(?![\p{L}])`, 'u').exec(text)?.index;
-      if (at !== undefined) list.push({ entity: { name: first, key: normalizeText(first), type: 'person' }, at });
+    if (byFirst.size > 0) {
+      const seen = new Set<string>();
+      for (const m of text.matchAll(WORD_RE)) {
+        const word = bare(m[0]);
+        if (seen.has(word)) continue;
+        seen.add(word);
+        for (const { entity, re } of byFirst.get(word) ?? []) {
+          const at = re.exec(text)?.index;
+          if (at !== undefined && !list.some((x) => x.entity.key === entity.key)) list.push({ entity, at });
+        }
+      }
     }
     // At one position the longer name is the one meant ("Daniel Okafor", not a page titled "Daniel").
     list.sort((a, b) => a.at - b.at || b.entity.name.length - a.entity.name.length || TYPE_RANK[a.entity.type] - TYPE_RANK[b.entity.type] || byText(a.entity.key, b.entity.key));
-  }
+    out.set(fact.id, list);
+  });
   return out;
 }
 
@@ -165,7 +533,13 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
 export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: ReadonlyMap<string, Entity>): { of: (key: string) => Entity | undefined; aliases: Map<string, string[]> } {
   const all = new Map<string, Entity>();
   for (const list of mentions.values()) for (const m of list) if (!all.has(m.entity.key)) all.set(m.entity.key, m.entity);
-  const full = [...all.values()].filter((e) => e.type === 'person' && e.key.includes(' '));
+  // Full names by their first and by their last word.
+  const full = new Map<string, Entity[]>();
+  for (const e of all.values()) {
+    if (e.type !== 'person' || !e.key.includes(' ')) continue;
+    const parts = e.key.split(' ');
+    for (const word of new Set([parts[0]!, parts.at(-1)!])) full.set(word, [...(full.get(word) ?? []), e]);
+  }
   const map = new Map<string, Entity>();
   for (const [key, entity] of [...all.entries()].sort(([a], [b]) => byText(a, b))) {
     const page = known.get(key);
@@ -174,7 +548,7 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
       continue;
     }
     // A first or last name alone joins the one full name it belongs to.
-    const longer = !key.includes(' ') && entity.type === 'person' ? full.filter((f) => f.key.split(' ')[0] === key || f.key.split(' ').at(-1) === key) : [];
+    const longer = !key.includes(' ') && entity.type === 'person' ? (full.get(key) ?? []) : [];
     map.set(key, longer.length === 1 ? (known.get(longer[0]!.key) ?? longer[0]!) : entity);
   }
   const aliases = new Map<string, string[]>();
