@@ -123,6 +123,13 @@ const WHOLE_CHATTER = new RegExp(
     'loved it',
     'loving it',
     'not bad',
+    'gotcha',
+    'take a look(?: at (?:this|that|these|it))?',
+    'check (?:it|this|that|these) out',
+    'look at (?:this|that|these)',
+    'go get (?:em|them)',
+    "i (?:totally |completely |really )?(?:get|understand) (?:it|that|you)",
+    'not (?:really|recently|yet|much|lately|sure|at all)',
     '(?:yes |yeah |yep |oh |it )?(?:it|that|they|you|this) (?:really |sure |totally |definitely |truly |certainly )?(?:is|was|are|were|does|did|do|can|will|has|have)(?: indeed)?',
     '(?:it|that|this) (?:sure |really )?(?:is|was)(?: so| really| very)? true',
     'no worries',
@@ -153,7 +160,8 @@ const PREFIX_CHATTER = new RegExp(
     'good ?night',
     'see (?:you|ya|u)',
     'catch (?:you|ya|u)',
-    'talk (?:soon|later|to you|to ya|again)',
+    '(?:talk|chat|speak) (?:soon|later|to you|to ya|again)',
+    'you too',
     'ttyl',
     'take care',
     'take it easy',
@@ -193,9 +201,6 @@ const PREFIX_CHATTER = new RegExp(
     'oh no',
     'no way',
     'you deserve',
-    'take a look',
-    'check (?:it|this|that) out',
-    'look at (?:this|that)',
     'love (?:it|that|this|those|these|the)',
     '(?:it )?(?:sounds|looks|seems) (?:like|good|great|fun|awesome|amazing|lovely|wonderful|interesting|cool|nice|perfect|exciting|fantastic|incredible|intense|tough|hard|rough|beautiful|delicious|so|really|super|pretty)',
   ].join('|')})\\b`,
@@ -219,6 +224,16 @@ const AGREE: Readonly<Record<string, string>> = { am: 'is', are: 'is', were: 'wa
 const AGREE_NEGATED: Readonly<Record<string, string>> = { "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't", "dont": "doesnt", "havent": "hasnt" };
 /** Verbs a subject-less turn starts with that take its speaker as subject ("Gonna continue my edu"). */
 const IMPLIED_SUBJECT: Readonly<Record<string, string>> = { gonna: 'is going to', wanna: 'wants to', gotta: 'has to', been: 'has been' };
+/** Words that open a clause of their own: "Can't wait till Toby and I bond" asks only about "Toby". */
+const CLAUSE_OPENERS = new Set('that when while because since until till if after before as so but where who which though although once cause'.split(' '));
+/** Feelings a turn states without its subject: "Excited to try this." */
+const FEELINGS = new Set('excited glad happy thrilled stoked proud lucky grateful thankful ready busy tired nervous keen pumped psyched blessed curious eager hopeful worried scared relieved'.split(' '));
+/** Verbs a turn opens with, subject left out, that are seldom commands: "Love experimenting with spices." */
+const STATIVE = new Set('love hope think need wish miss feel guess appreciate enjoy want reckon plan'.split(' '));
+/** Progressive verbs a turn opens with about its speaker: "Planning a trip there next month." */
+const SELF_PROGRESSIVE = new Set('planning thinking hoping trying working heading going looking getting starting learning'.split(' '));
+/** "Haven't seen you since": the negated auxiliary as the speaker says it of themselves. */
+const NEGATED_START: Readonly<Record<string, string>> = { have: "hasn't", do: "doesn't", am: "isn't" };
 
 type Gender = 'female' | 'male' | null;
 type Role = 'subject' | 'object' | 'possessive' | 'owned' | 'reflexive';
@@ -228,7 +243,7 @@ const PRONOUNS: Record<'female' | 'male', Record<Role, string>> = {
 };
 const ROLE_OF: Readonly<Record<string, Role>> = { i: 'subject', me: 'object', my: 'possessive', mine: 'owned', myself: 'reflexive' };
 
-const capitalize = (s: string): string => s.replace(/^(\P{L}*)(\p{Ll})/u, (_, lead: string, first: string) => lead + first.toUpperCase());
+const capitalize = (s: string): string => s.replace(/^(["'“‘([]*)(\p{Ll})/u, (_, lead: string, first: string) => lead + first.toUpperCase());
 const endsWithPunctuation = (s: string): boolean => /[.!?…]["'’”)\]]*$|[:;]-?[)(DPp]$|<3$|\p{Extended_Pictographic}$/u.test(s);
 const hasPunctuation = (post: string): boolean => /[,.!?;:…—–]|\s-\s?|^-\s/u.test(post);
 const render = (toks: readonly Tok[]): string => toks.map((t) => t.pre + t.text + t.post).join('').trim();
@@ -359,7 +374,7 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
       if (kind === 'chatter') continue;
       let content = toks;
       if (kind === 'question') {
-        const statement = statementBeforeQuestion(toks);
+        const statement = statementBeforeQuestion(toks, tagger);
         if (statement === null) {
           asked = true;
           continue;
@@ -525,6 +540,7 @@ function classify(toks: readonly Tok[], tagger: Tagger): Kind {
   const exclaimed = /!/u.test(toks.at(-1)?.post ?? '');
   if (exclaimed && /^(?:what an?|how|such an?)\b/u.test(plain)) return 'chatter';
   if (words.length <= 9 && isReaction(toks, tagger)) return 'chatter';
+  if (words.length <= 7 && isJudgement(words, tagger)) return 'chatter';
   return 'content';
 }
 
@@ -547,19 +563,33 @@ function isReaction(toks: readonly Tok[], tagger: Tagger): boolean {
   return judged;
 }
 
+/** "That castle looks amazing!", "Your garden is gorgeous.": a thing seen, judged with one adjective. */
+function isJudgement(words: readonly string[], tagger: Tagger): boolean {
+  if (!['that', 'this', 'these', 'those', 'the', 'your', 'it', 'they'].includes(words[0] ?? '')) return false;
+  const verb = words.findIndex((w, i) => i > 0 && ['look', 'looks', 'sound', 'sounds', 'seem', 'seems', 'is', 'are', 'was', 'were'].includes(w));
+  if (verb < 1) return false;
+  const rest = words.slice(verb + 1);
+  const last = rest.at(-1);
+  if (last === undefined || !tagger.tags(last).has('Adjective')) return false;
+  return rest.slice(0, -1).every((w) => tagger.tags(w).has('Adverb') || ['so', 'really', 'very', 'super', 'pretty', 'just'].includes(w));
+}
+
 /**
  * The statement a question carries before it asks: "I started pottery last week — have you tried it?"
- * → "I started pottery last week.", when the speaker says something of their own; else null.
+ * → "I started pottery last week.", when it says something of the speaker's own or of a third party;
+ * else null.
  */
-function statementBeforeQuestion(toks: readonly Tok[]): Tok[] | null {
+function statementBeforeQuestion(toks: readonly Tok[], tagger: Tagger): Tok[] | null {
   for (let b = toks.length - 2; b > 0; b--) {
     const post = toks[b]!.post;
     const next = toks[b + 1]!;
     const boundary = /[—–;]|\s-\s/u.test(post) || (/,/u.test(post) && QUESTION_STARTS.has(next.word));
     if (!boundary) continue;
     const head = toks.slice(0, b + 1).map((t) => ({ ...t }));
-    if (!head.some((t) => t.word === 'i' || t.word === 'we' || t.word === 'my')) return null;
     head.at(-1)!.post = '.';
+    // The speaker's own ("I started pottery"), or a statement about neither party ("his name is Ned").
+    if (head.some((t) => t.word === 'i' || t.word === 'we' || t.word === 'my')) return head;
+    if (head.some((t) => t.word === 'you' || t.word === 'your') || classify(head, tagger) !== 'content') return null;
     return head;
   }
   return null;
@@ -579,10 +609,13 @@ class Turn {
     let aboutSaid = false;
     let listenerSaid = false;
     const gender = this.about === null ? null : this.tagger.gender(this.about);
+    const listenerGender = this.listener === null ? null : this.tagger.gender(this.listener);
+    // A pronoun only where it can mean no one else: "she" after "Melanie" is Melanie, after "Andrew" it can be Caroline.
+    const clear = (): boolean => !listenerSaid || (listenerGender !== null && listenerGender !== gender);
     const mention = (role: Role, at: number, named = false): string => {
       const about = this.about!;
       let out: string;
-      if (aboutSaid && gender !== null && !listenerSaid && !named) out = PRONOUNS[gender][role];
+      if (aboutSaid && gender !== null && clear() && !named) out = PRONOUNS[gender][role];
       else if (role === 'possessive' || role === 'owned') out = `${about}'s`;
       else out = about;
       aboutSaid = true;
@@ -628,19 +661,48 @@ class Turn {
     const first = toks[0];
     if (first === undefined || first.implied) return;
     const word = first.word;
-    const fixed = IMPLIED_SUBJECT[word];
+    const next = toks[1];
+    const lower = first.text.toLowerCase();
+    // compromise reads "gonna" as "going" and an implied "to"; the fixed phrase says both.
+    const fixed = IMPLIED_SUBJECT[lower.replace(/[’']/gu, '')] ?? (word === 'been' ? IMPLIED_SUBJECT.been : undefined);
     if (fixed !== undefined) {
       first.text = `${subject()} ${fixed}`;
       return;
     }
-    const next = toks[1]?.word ?? '';
-    const verb = word === 'just' || word === 'recently' || word === 'finally' ? next : word;
+    if (next?.implied === true && next.word === 'not') {
+      const negated = NEGATED_START[word];
+      first.text = `${subject()} ${negated === undefined ? lower : negated.replace(/'/gu, first.text.includes('’') ? '’' : "'")}`;
+      return;
+    }
+    const follows = next === undefined || hasPunctuation(first.post) || ['to', 'about', 'for', 'with', 'that', 'of', 'by', 'at', 'on'].includes(next.word);
+    if (FEELINGS.has(word) && follows) {
+      first.text = `${subject()} is ${lower}`;
+      return;
+    }
+    if (STATIVE.has(word) && next !== undefined && !hasPunctuation(first.post)) {
+      first.text = `${subject()} ${this.tagger.thirdPerson(word) ?? lower}`;
+      return;
+    }
+    if (SELF_PROGRESSIVE.has(word) && next !== undefined && !hasPunctuation(first.post)) {
+      const clause: Tok[] = [];
+      for (const tok of toks.slice(1)) {
+        clause.push(tok);
+        if (hasPunctuation(tok.post)) break;
+      }
+      // "Thinking about it pumps me up": the gerund is the subject of a verb of its own.
+      if (!this.tagger.hasVerb(render(clause))) first.text = `${subject()} is ${lower}`;
+      return;
+    }
+    const verb = word === 'just' || word === 'recently' || word === 'finally' ? (next?.word ?? '') : word;
     // Asked in context only for a word that may be a past tense: the lexicon says so, or it is not in it.
     if (!this.tagger.tags(verb).has('PastTense') && (this.tagger.lexicon(verb) !== undefined || !verb.endsWith('ed'))) return;
     const tags = this.tagger.verbTags(verb);
     if (!tags.has('PastTense') || tags.has('Participle') || verb === 'used' || verb === '') return;
-    first.text = `${subject()} ${first.text.toLowerCase()}`;
+    // "Impressed by your commitment": a participle that describes, not a past the speaker did.
+    if (verb === word && ['by', 'with'].includes(next?.word ?? '')) return;
+    first.text = `${subject()} ${lower}`;
   }
+
 
   /** "my friends and I", "Jon and I": a subject of several people, whose verb stays plural. */
   private compound(toks: readonly Tok[], i: number): boolean {
@@ -649,7 +711,7 @@ class Turn {
     // "…, and I went", "I went to the store and I bought": the "and" joins a clause when a verb stands
     // before it in the same clause. Rare enough to ask compromise's tagger for the clause in context.
     let from = i - 2;
-    while (from > 0 && !hasPunctuation(toks[from - 1]!.post)) from--;
+    while (from > 0 && !hasPunctuation(toks[from - 1]!.post) && !CLAUSE_OPENERS.has(toks[from - 1]!.word)) from--;
     return !this.tagger.hasVerb(render(toks.slice(from, i - 1)));
   }
 
@@ -674,9 +736,15 @@ class Turn {
       return;
     }
     if (verb.text.includes("'") || verb.text.includes('’')) return;
-    const agreed = AGREE[verb.word] ?? (MODALS.has(verb.word) ? null : this.tagger.thirdPerson(verb.word));
+    const agreed = AGREE[verb.text.toLowerCase()] ?? AGREE[verb.word] ?? (MODALS.has(verb.word) ? null : this.tagger.thirdPerson(verb.word));
     if (agreed === null || agreed === undefined) return;
     verb.text = matchCase(verb.text, agreed);
+    // "wanna" is "want" and an implied "to": the agreed verb is written with it ("wants to").
+    const tail = toks[j + 1];
+    if (tail?.implied === true && !agreed.includes(' ')) {
+      verb.post = verb.post === '' ? ' ' : verb.post;
+      tail.text = tail.word;
+    }
     this.agreeJoined(toks, j + 1);
   }
 

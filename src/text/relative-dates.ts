@@ -52,6 +52,8 @@ const VAGUE_RE = /\b(?:few|couple|several|some)\b/i;
 const PREPOSITION_RE = /\b(?:on|in|at|since|from|until|till|to|by|before|after|during|of|through|around|between|as of)\s*$/i;
 /** "the last year", "my last year of school", "last year's": a span or an attribute, not a date. */
 const DETERMINER_RE = /\b(?:the|a|an|my|your|his|her|its|our|their|this|that|every|each)\s*$/i;
+/** "feels like just yesterday": a figure of speech, not a day. */
+const FIGURE_RE = /\blike\s+(?:just\s+|only\s+)?$/i;
 const EARLY_LATE_RE = /\b(?:earlier|later|early|late)\s*$/i;
 /** A time that is the subject of its sentence stands bare: "Last Friday was amazing" → "Friday, 7 July 2023 was amazing". */
 const SUBJECT_OF_RE = /^\s+(?:was|is|has|had|were|will|felt|seemed|went|flew|turned|came)\b/i;
@@ -159,7 +161,7 @@ export function createRelativeDateResolver(chrono: Chrono): RelativeDateResolver
       if (at < from || REJECT_RE.test(phrase) || !RELATIVE_RE.test(phrase)) continue;
       const before = text.slice(0, at);
       const after = text.slice(at + phrase.length);
-      if (/^['’]s\b/.test(after) || /^-/.test(after) || DETERMINER_RE.test(before)) continue;
+      if (/^['’]s\b/.test(after) || /^-/.test(after) || DETERMINER_RE.test(before) || FIGURE_RE.test(before)) continue;
       const [year, month, day] = [found.start.get('year'), found.start.get('month'), found.start.get('day')];
       if (year === null || month === null || day === null) continue;
       const written = write(phrase, `${year}-${pad(month)}-${pad(day)}`, date);

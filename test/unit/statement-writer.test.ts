@@ -209,3 +209,52 @@ describe('determinism', () => {
     expect(inputs.map((i) => write(i, TURN))).toEqual(first);
   });
 });
+
+describe('turns that leave out their subject', () => {
+  it.each([
+    ['Caroline: Gonna continue my edu and check out career options.', 'Caroline is going to continue her edu and check out career options.'],
+    ['Tim: Planning a trip there next month.', 'Tim is planning a trip there in June 2023.'],
+    ['Tim: Excited to try this.', 'Tim is excited to try this.'],
+    ['Tim: Love experimenting with spices.', 'Tim loves experimenting with spices.'],
+    ['John: Made this tasty soup recently - it was real good!', 'John made this tasty soup recently - it was real good!'],
+    ["Nate: Haven't seen a movie in ages.", "Nate hasn't seen a movie in ages."],
+    ['Andrew: Can\'t wait till Toby and I bond better.', "Andrew can't wait till Toby and Andrew bond better."],
+  ])('%s', (input, expected) => {
+    expect(text(input)).toBe(expected);
+  });
+
+  it('leaves a sentence whose subject is a gerund, a description, or a command', () => {
+    expect(text('Tim: Thinking about the possibilities pumps me up.')).toBe('Thinking about the possibilities pumps Tim up.');
+    expect(text('Gina: Impressed by your commitment to the studio.')).toBe("Impressed by Melanie's commitment to the studio.");
+    expect(text('Gina: Remember to stretch before dancing.')).toBe('Remember to stretch before dancing.');
+  });
+
+  it('leaves a turn without a label as written', () => {
+    expect(write('Planning a trip to Lisbon.', OWNED).text).toBe('Planning a trip to Lisbon.');
+  });
+});
+
+describe('informal contractions', () => {
+  it('reads "gonna", "wanna" and "gotta" after "I"', () => {
+    expect(text("Caroline: I'm gonna show my paintings.")).toBe('Caroline is gonna show her paintings.');
+    expect(text('Caroline: I wanna learn the violin.')).toBe('Caroline wants to learn the violin.');
+    expect(text('Caroline: I gotta finish my thesis.')).toBe('Caroline has to finish her thesis.');
+  });
+});
+
+describe('reactions', () => {
+  it('judging a thing with one adjective is chatter; saying what it is, is not', () => {
+    expect(write('Tim: That castle looks amazing!', TURN).chatter).toBe(true);
+    expect(write('Tim: Your garden is gorgeous.', TURN).chatter).toBe(true);
+    expect(write('Tim: The castle is in Scotland.', TURN).chatter).toBe(false);
+    expect(write('Tim: That castle looks amazing! I visited it in 2019.', TURN)).toMatchObject({ chatter: false, text: 'Tim visited it in 2019.' });
+  });
+});
+
+describe('questions that carry a statement', () => {
+  it('keep a statement about a third party and drop one about the listener', () => {
+    expect(write("John: That's right, his name is Ned, how could I forget?!", TURN)).toMatchObject({ chatter: false, text: "That's right, his name is Ned." });
+    expect(write("John: That's great news - what did you do?", TURN)).toMatchObject({ chatter: true, question: true });
+    expect(write('John: Your painting is lovely - how long did it take?', TURN)).toMatchObject({ chatter: true, question: true });
+  });
+});
