@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   const n = rows.length;
   const share = (count: number): string => `${((100 * count) / n).toFixed(1)}%`;
   const changed = rows.filter((r) => r.after.text !== r.before).length;
+  const labelOnly = rows.filter((r) => r.after.text === r.before.replace(/^[^:]+:\s+/u, '')).length;
   const chatter = rows.filter((r) => r.after.chatter).length;
   const questions = rows.filter((r) => r.after.question).length;
   const dated = rows.filter((r) => r.after.dates.length > 0);
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
 
   console.log(`LoCoMo conversations 0–${TUNING - 1}: ${n} turns`);
   console.log(`changed:   ${changed} (${share(changed)})`);
+  console.log(`only the label stripped: ${labelOnly} (${share(labelOnly)})`);
   console.log(`chatter:   ${chatter} (${share(chatter)})`);
   console.log(`question:  ${questions} (${share(questions)})`);
   console.log(`relative times resolved: ${dates} in ${dated.length} turns`);

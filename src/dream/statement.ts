@@ -223,13 +223,13 @@ const MODALS = new Set(['will', 'would', 'can', 'could', 'should', 'shall', 'may
 const AGREE: Readonly<Record<string, string>> = { am: 'is', are: 'is', were: 'was', have: 'has', do: 'does', gotta: 'has to', wanna: 'wants to' };
 const AGREE_NEGATED: Readonly<Record<string, string>> = { "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't", "dont": "doesnt", "havent": "hasnt" };
 /** Verbs a subject-less turn starts with that take its speaker as subject ("Gonna continue my edu"). */
-const IMPLIED_SUBJECT: Readonly<Record<string, string>> = { gonna: 'is going to', wanna: 'wants to', gotta: 'has to', been: 'has been' };
+const IMPLIED_SUBJECT: Readonly<Record<string, string>> = { gonna: 'is going to', wanna: 'wants to', gotta: 'has to' };
 /** Words that open a clause of their own: "Can't wait till Toby and I bond" asks only about "Toby". */
 const CLAUSE_OPENERS = new Set('that when while because since until till if after before as so but where who which though although once cause'.split(' '));
 /** Feelings a turn states without its subject: "Excited to try this." */
 const FEELINGS = new Set('excited glad happy thrilled stoked proud lucky grateful thankful ready busy tired nervous keen pumped psyched blessed curious eager hopeful worried scared relieved'.split(' '));
 /** Verbs a turn opens with, subject left out, that are seldom commands: "Love experimenting with spices." */
-const STATIVE = new Set('love hope think need wish miss feel guess appreciate enjoy want reckon plan'.split(' '));
+const STATIVE = new Set('love hope think need wish want reckon'.split(' '));
 /** Progressive verbs a turn opens with about its speaker: "Planning a trip there next month." */
 const SELF_PROGRESSIVE = new Set('planning thinking hoping trying working heading going looking getting starting learning'.split(' '));
 /** "Haven't seen you since": the negated auxiliary as the speaker says it of themselves. */
@@ -589,7 +589,7 @@ function statementBeforeQuestion(toks: readonly Tok[], tagger: Tagger): Tok[] | 
     head.at(-1)!.post = '.';
     // The speaker's own ("I started pottery"), or a statement about neither party ("his name is Ned").
     if (head.some((t) => t.word === 'i' || t.word === 'we' || t.word === 'my')) return head;
-    if (head.some((t) => t.word === 'you' || t.word === 'your') || classify(head, tagger) !== 'content') return null;
+    if (head.filter((t) => !t.implied).length < 4 || head.some((t) => t.word === 'you' || t.word === 'your') || classify(head, tagger) !== 'content') return null;
     return head;
   }
   return null;
@@ -664,7 +664,7 @@ class Turn {
     const next = toks[1];
     const lower = first.text.toLowerCase();
     // compromise reads "gonna" as "going" and an implied "to"; the fixed phrase says both.
-    const fixed = IMPLIED_SUBJECT[lower.replace(/[’']/gu, '')] ?? (word === 'been' ? IMPLIED_SUBJECT.been : undefined);
+    const fixed = IMPLIED_SUBJECT[lower.replace(/[’']/gu, '')];
     if (fixed !== undefined) {
       first.text = `${subject()} ${fixed}`;
       return;

@@ -258,3 +258,11 @@ describe('questions that carry a statement', () => {
     expect(write('John: Your painting is lovely - how long did it take?', TURN)).toMatchObject({ chatter: true, question: true });
   });
 });
+
+describe('commands and idioms', () => {
+  it('are not read as the speaker doing them', () => {
+    expect(text('John: Guess what it was!')).toBe('Guess what it was!');
+    expect(text('Maria: Been a few days since we chatted. I donated my car.')).toBe('Been a few days since we chatted. Maria donated her car.');
+    expect(write("Melanie: Tell me, what's your vision for the future?", TURN)).toMatchObject({ chatter: true, question: true });
+  });
+});
