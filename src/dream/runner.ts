@@ -22,7 +22,7 @@ import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
-import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
+import { forgottenLinesGone, forgottenLinesHeld, forgottenRemoved, removeForgottenLines } from './forgotten.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
@@ -200,6 +200,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     // Every citation the pages hold now must still be somewhere after the run (any consolidator).
     const citedBefore = await pageCitations(tree, tombstones);
+    const forgottenBefore = await forgottenLinesHeld(tree, tombstones);
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
@@ -211,8 +212,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.conflicts = consolidated.conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
     const scrubbed = await removeForgottenLines(tree, tombstones);
-    result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
-    if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
+    result.forgotten = forgottenRemoved(forgottenBefore, scrubbed);
+    if (result.forgotten > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing or repeating forgotten facts` });
     failpoint('dream:after-consolidate');
     const archived = await archiveCold(ctx, tree, base, now);
     if (archived.length > 0) {
