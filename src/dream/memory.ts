@@ -100,7 +100,9 @@ export interface MemoryOptions {
 
 export const MEMORY_FILE = 'MEMORY.md';
 
-/** What a regeneration of MEMORY.md outside a dream changed: its list items that left and entered. */
+const RECALLED_LINE = /^- \[\[[^\]]+\]\] \(recalled \d+ times\)$/;
+
+/** What a regeneration of MEMORY.md outside a dream changed: whether its bytes did, and the facts that left and entered. */
 export interface MemoryChange {
   changed: boolean;
   removed: number;
@@ -117,7 +119,8 @@ export async function regenerateMemory(root: string, options: MemoryOptions): Pr
   const after = await renderMemory(root, root, run, options);
   if (after === before) return { changed: false, removed: 0, added: 0 };
   await writeFile(await confinedPath(root, MEMORY_FILE), after);
-  const items = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('- '));
+  // Facts only: the recalled pages' pointers move with every search.
+  const items = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('- ') && !RECALLED_LINE.test(l));
   const [was, is] = [items(before), items(after)];
   return { changed: true, removed: was.filter((l) => !is.includes(l)).length, added: is.filter((l) => !was.includes(l)).length };
 }
