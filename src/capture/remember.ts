@@ -7,6 +7,7 @@ import { withWriteLock } from '../core/lock.js';
 import { finishInterrupted } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
+import { readTombstones } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 
 export interface RememberOptions {
@@ -27,6 +28,10 @@ export interface RememberResult {
   late: string[];
   /** Says so in one sentence, when `late` is not empty. */
   note?: string;
+  /** Ids of the facts appended that a tombstone hides (they repeat a forgotten text): stored, never shown. */
+  hidden: string[];
+  /** Says so in one sentence, when `hidden` is not empty. */
+  hiddenNote?: string;
 }
 
 export async function remember(ctx: VaultContext, inputs: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
@@ -95,7 +100,7 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
       });
     }
     const placement = await latePlacement(ctx.root, facts);
-    return { facts, commit, ...(warning === undefined ? {} : { warning }), ...placement };
+    return { facts, commit, ...(warning === undefined ? {} : { warning }), ...placement, ...(await hiddenFacts(ctx.root, facts)) };
   });
 }
 
@@ -108,4 +113,16 @@ async function latePlacement(root: string, facts: readonly AppendedFact[]): Prom
   const which = late.length === 1 ? `${late[0]} is` : `${late.join(', ')} are`;
   const what = count === 1 ? 'this fact stays searchable, and the next dream will place it' : 'these facts stay searchable, and the next dream will place them';
   return { late, note: `${which} at or below the dream's watermark (${journal.watermark}): ${what} on a page` };
+}
+
+/**
+ * Facts that repeat a forgotten text: the log keeps them (logs are append-only truth), but the tombstone hides
+ * them from search, pages and MEMORY.md, so the person is told rather than left to wonder why they never show.
+ */
+async function hiddenFacts(root: string, facts: readonly AppendedFact[]): Promise<{ hidden: string[]; hiddenNote?: string }> {
+  const tombstones = await readTombstones(root);
+  const hidden = facts.filter((f) => tombstones.hasId(f.id) || tombstones.repeats(f.text)).map((f) => f.id);
+  if (hidden.length === 0) return { hidden };
+  const what = hidden.length === 1 ? `${hidden[0]} repeats a forgotten fact` : `${hidden.length} facts (${hidden.join(', ')}) repeat forgotten facts`;
+  return { hidden, hiddenNote: `${what}: stored in the log, but a tombstone hides it from search, pages and MEMORY.md` };
 }

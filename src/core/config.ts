@@ -113,7 +113,9 @@ export const ConfigSchema = z
           .int()
           .min(12)
           .default(80)
-          .describe('Most lines MEMORY.md holds; when the durable facts do not fit, its last line says how many were left out and on which pages.'),
+          .describe(
+            'Most facts MEMORY.md holds (its list items of durable facts; headings, blank lines, the intro, the recalled pages and the closing note are not counted). The best fact of each kind is always kept and health and safety facts come first; when the durable facts do not fit, its last line says how many were left out and on which pages. At least 12: room for the best fact of each of the 8 kinds and a few more.',
+          ),
         min_placed_share: z
           .number()
           .min(0)

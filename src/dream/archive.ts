@@ -6,7 +6,10 @@
  * run's clock, no fact cited on it is newer, no dream run changed it (so no citation was added), no
  * search returned it or a fact it cites, and no person edited it. A person's own pages (any page the dream did not create) never move; neither do the inbox,
  * generated pages, a page without citations (a hub, say), a page with an open commitment still ahead,
- * nor a page this run already changed.
+ * nor a page this run already changed. Nor does a page that states something still true (issue 26): a keyed
+ * value under `## Current`, a relationship, a preference, a principle, a decision, a skill, a health fact or an
+ * open commitment, judged as MEMORY.md judges them (`durableLines`): unused is not untrue, so such a page stays
+ * live, in core memory and in plain search. What moves is the cold pages of events and topics.
  * Nothing is deleted: search finds an archived page with --archived, and links to it still resolve by
  * its file name.
  */
@@ -22,6 +25,8 @@ import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/l
 import { dueOf } from './commitments.js';
 import { ownerOf } from './ownership.js';
 import { citedDates, citedIds } from '../text/citation.js';
+import { parsePage } from '../pages/parse.js';
+import { durableLines, factIndex, type FactInfo } from './memory.js';
 
 export interface ArchiveInput {
   /** The scratch worktree the run writes in. */
@@ -59,6 +64,8 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
   // Active on or after this day keeps a page; "for N days" means the last activity is N days old or more.
   const since = daysBefore(today, input.afterDays - 1);
   const recalled = await lastRecalls(input.vaultRoot, input.timeZone);
+  // The logs are read (for the categories of cited facts) only when some page is cold.
+  let facts: Map<string, FactInfo> | undefined;
   // Cold by its citations and recall first; git is asked once about those pages together.
   const cold: Array<{ rel: string; last: string }> = [];
   for (const rel of await listWikiPages(input.tree)) {
@@ -71,7 +78,10 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     if (dates.length === 0 || stillDue(text, today)) continue;
     let last = dates.reduce((max, d) => (d > max ? d : max), '');
     last = [recalled.get(rel), ...citedIds(text).map((id) => recalled.get(id))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
-    if (last < since) cold.push({ rel, last });
+    if (last >= since) continue;
+    facts ??= await factIndex(input.tree);
+    if (durableLines(parsePage(rel, text), facts, today).length > 0) continue;
+    cold.push({ rel, last });
   }
   const histories = await pathHistories(input.tree, cold.map((c) => c.rel));
   const candidates: ArchivedPage[] = [];

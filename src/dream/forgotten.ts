@@ -15,6 +15,8 @@ import type { CheckFailure, PageChanges } from './checks.js';
 export interface Scrubbed {
   path: string;
   lines: number;
+  /** The lines removed, as they were written. */
+  removed: string[];
 }
 
 /** Removes forgotten lines from every page of the worktree; returns the pages it changed. */
@@ -28,9 +30,38 @@ export async function removeForgottenLines(root: string, tombstones: TombstoneSe
     const { content, removed } = withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones);
     if (removed.length === 0) continue;
     await writeFileAtomic(target.abs, content);
-    changed.push({ path: rel, lines: removed.length });
+    changed.push({ path: rel, lines: removed.length, removed });
   }
   return changed;
+}
+
+/** The lines that cite or repeat a forgotten fact on the pages of `root` that removeForgottenLines would rewrite. */
+export async function forgottenLinesHeld(root: string, tombstones: TombstoneSet): Promise<string[]> {
+  if (tombstones.entries.length === 0) return [];
+  const held: string[] = [];
+  for (const rel of await listWikiPages(root)) {
+    const target = await pageWriteTarget(root, rel);
+    if (!target.ok || target.rel !== rel || !target.exists) continue;
+    held.push(...withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones).removed);
+  }
+  return held;
+}
+
+/**
+ * How many forgotten lines a run took off the pages: those the pages held before it (the consolidator may have
+ * dropped them itself, as the offline one does), plus those the runner removed that were not among them (a model
+ * that wrote one back). A line the runner removed that the pages held before counts once.
+ */
+export function forgottenRemoved(heldBefore: readonly string[], scrubbed: readonly Scrubbed[]): number {
+  const before = new Map<string, number>();
+  for (const line of heldBefore) before.set(line, (before.get(line) ?? 0) + 1);
+  let written = 0;
+  for (const line of scrubbed.flatMap((s) => s.removed)) {
+    const left = before.get(line) ?? 0;
+    if (left > 0) before.set(line, left - 1);
+    else written++;
+  }
+  return heldBefore.length + written;
 }
 
 /** The check: no page the run wrote holds a line that cites or repeats a forgotten fact. */

@@ -1,32 +1,37 @@
 /**
  * MEMORY.md, the core memory an agent keeps in context (DESIGN §2): the durable facts the pages hold,
- * ranked, within `dream.memory_lines`. Durable means: a health fact (an allergy, a diet, a condition), an
+ * ranked, at most `dream.memory_lines` of them. Durable means: a health fact (an allergy, a diet, a condition), an
  * open commitment (not yet due), a keyed value under a page's `## Current`, a principle, a preference, a
  * relationship, a decision, a skill. Moments and plain facts stay on their pages. Ranking is by kind (in
- * that order; commitments soonest due first), then by recall (searches that returned the item's facts or
+ * that order; among health facts, safety first: allergies, intolerances, conditions and medication before diets and
+ * the rest; commitments soonest due first), then by recall (searches that returned the item's facts or
  * page), then by recency (the newest fact cited), then by text, so the same pages and recall events give
- * the same bytes. The best item of each kind is kept before the rest, so no kind vanishes under another.
- * When the cap cuts, the last line says how many were left out and on which pages. Archived pages count
- * only for health facts. Only list items are content (the
- * index reads only those): the heading, the preamble and the closing note are the template's.
+ * the same bytes. The cap counts facts, not headings or blank lines; the best item of each kind is kept, and
+ * health facts come before every other line, leaving room for those leaders. When the cap cuts, the last line
+ * says how many were left out and on which pages. Archived pages count only for health facts; a line that cites
+ * or repeats a forgotten fact never shows. Only list items are content (the index reads only those): the
+ * heading, the preamble and the closing note are the template's. The same rule tells the archive what never
+ * leaves the live pages (`durableLines`, used by archive.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listLogDates, readLog, type Category } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { readRecallEvents } from '../recall/events.js';
 import { normalizeText } from '../text/normalize.js';
+import { isForgottenLine } from '../tombstones/lines.js';
+import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath } from '../vault/confine.js';
 import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
 import { citedIds, withoutCitations } from '../text/citation.js';
 import { byText } from '../text/compare.js';
 
-type Kind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
+export type DurableKind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
 
 /** Kinds in rank order, each with its section in MEMORY.md. */
-const KINDS: ReadonlyArray<readonly [Kind, string]> = [
+const KINDS: ReadonlyArray<readonly [DurableKind, string]> = [
   ['health', 'Health'],
   ['commitment', 'Open commitments'],
   ['current', 'Current'],
@@ -46,14 +51,36 @@ const NOT_CURRENT = new Set(['History', 'Conflicts', 'Mentions', 'Related', 'Par
  */
 const HEALTH_RE =
   /\b(?:allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|c(?:o)?eliac|gluten|lactose|medication\w*|prescri(?:bed|ption)\w*|insulin|epipen|blood type|vegan|vegetarian|pescatarian|migraines?)\b/i;
+/** The health words where a miss can harm (an allergy, a condition, a drug): these rank before diets and tagged notes. */
+const SAFETY_RE =
+  /\b(?:allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|c(?:o)?eliac|gluten|lactose|medication\w*|prescri(?:bed|ption)\w*|insulin|epipen|blood type)\b/i;
 const HEALTH_TAGS = new Set(['health', 'allergy', 'allergies', 'medical', 'diet']);
 const RECALLED_SHOWN = 5;
 
+/** What the logs say of a fact a page cites: its category, tags and date. */
+export interface FactInfo {
+  category: Category;
+  tags: string[];
+  date: string;
+}
+
+/** A statement of a page that stays true until the logs say otherwise. */
+export interface DurableLine {
+  kind: DurableKind;
+  /** The list item as written, citations included. */
+  line: string;
+  ids: string[];
+  /** A commitment's due date ('' for none). */
+  due: string;
+}
+
 interface Item {
-  kind: Kind;
+  kind: DurableKind;
   text: string;
   rel: string;
   date: string;
+  /** A health fact where a miss can harm: it ranks before the other health facts. */
+  safety: boolean;
   /** A commitment's due date ('' for none): the soonest due ranks first. */
   due: string;
   recall: number;
@@ -65,16 +92,64 @@ interface PageInfo {
 }
 
 export interface MemoryOptions {
-  /** dream.memory_lines */
+  /** dream.memory_lines: the most facts (list items of the durable sections) MEMORY.md holds. */
   maxLines: number;
   /** The local day (YYYY-MM-DD): a commitment due before it is past and stays out. */
   today: string;
 }
 
+export const MEMORY_FILE = 'MEMORY.md';
+
+const RECALLED_LINE = /^- \[\[[^\]]+\]\] \(recalled \d+ times\)$/;
+
+/** What a regeneration of MEMORY.md outside a dream changed: whether its bytes did, and the facts that left and entered. */
+export interface MemoryChange {
+  changed: boolean;
+  removed: number;
+  added: number;
+}
+
+/**
+ * Regenerates the vault's MEMORY.md between dreams (after a forget), keeping the run its header names, so a
+ * regeneration that finds nothing new gives the same bytes.
+ */
+export async function regenerateMemory(root: string, options: MemoryOptions): Promise<MemoryChange> {
+  const before = await readFile(path.join(root, MEMORY_FILE), 'utf8').catch(() => '');
+  const run = /\(last: ([^)\s]+)\)/.exec(before)?.[1] ?? 'none';
+  const after = await renderMemory(root, root, run, options);
+  if (after === before) return { changed: false, removed: 0, added: 0 };
+  await writeFile(await confinedPath(root, MEMORY_FILE), after);
+  // Facts only: the recalled pages' pointers move with every search.
+  const items = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('- ') && !RECALLED_LINE.test(l));
+  const [was, is] = [items(before), items(after)];
+  return { changed: true, removed: was.filter((l) => !is.includes(l)).length, added: is.filter((l) => !was.includes(l)).length };
+}
+
 /** Regenerates MEMORY.md in `root` (the run's tree, or the vault) from its pages and the vault's recall events. */
 export async function writeMemory(root: string, vaultRoot: string, run: string, options: MemoryOptions): Promise<void> {
   const text = await renderMemory(root, vaultRoot, run, options);
-  await writeFile(await confinedPath(root, 'MEMORY.md'), text);
+  await writeFile(await confinedPath(root, MEMORY_FILE), text);
+}
+
+/**
+ * The durable statements of a page, in page order: list items (not tasks) outside History, Conflicts, Mentions,
+ * Related, Parts and Past commitments, of a durable kind, and for a commitment not yet past due.
+ */
+export function durableLines(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>, today: string): DurableLine[] {
+  const out: DurableLine[] = [];
+  for (const chunk of page.chunks) {
+    if (chunk.headingPath.some((h) => NOT_CURRENT.has(h))) continue;
+    for (const line of chunk.text.split('\n')) {
+      if (!/^- (?!\[[ xX]\] )\S/.test(line)) continue;
+      const ids = citedIds(line);
+      const kind = kindOf(line, chunk.headingPath, ids.map((id) => facts.get(id)).filter((f) => f !== undefined));
+      if (kind === null) continue;
+      const due = dueOf(line);
+      if (kind === 'commitment' && due !== null && due < today) continue;
+      out.push({ kind, line, ids, due: kind === 'commitment' ? due ?? '' : '' });
+    }
+  }
+  return out;
 }
 
 export async function renderMemory(root: string, vaultRoot: string, run: string, options: MemoryOptions): Promise<string> {
@@ -82,30 +157,26 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   const items: Item[] = [];
   const facts = await factIndex(root);
   const recall = await recallCounts(vaultRoot);
+  const tombstones = await readTombstones(root);
   for (const rel of await listWikiPages(root)) {
     const page = parsePage(rel, await readFile(path.join(root, rel)));
     all.push({ rel, title: page.title });
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
     const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
-    for (const chunk of page.chunks) {
-      if (chunk.headingPath.some((h) => NOT_CURRENT.has(h))) continue;
-      for (const line of chunk.text.split('\n')) {
-        if (!/^- (?!\[[ xX]\] )\S/.test(line)) continue;
-        const ids = citedIds(line);
-        const kind = kindOf(line, chunk.headingPath, ids.map((id) => facts.get(id)).filter((f) => f !== undefined));
-        if (kind === null || (archived && kind !== 'health')) continue;
-        const due = dueOf(line);
-        if (kind === 'commitment' && due !== null && due < options.today) continue;
-        const dates = ids.map((id) => facts.get(id)?.date ?? '').sort();
-        const hits = ids.reduce((n, id) => n + (recall.facts.get(id) ?? 0), recall.pages.get(rel) ?? 0);
-        items.push({ kind, text: withoutCitations(line.slice(2)).trim(), rel, date: dates.at(-1) ?? '', due: kind === 'commitment' ? due ?? '' : '', recall: hits });
-      }
+    for (const { kind, line, ids, due } of durableLines(page, facts, options.today)) {
+      // A forgotten line is gone from core memory even before anything removes it from its page.
+      if ((archived && kind !== 'health') || isForgottenLine(line, tombstones)) continue;
+      const dates = ids.map((id) => facts.get(id)?.date ?? '').sort();
+      const hits = ids.reduce((n, id) => n + (recall.facts.get(id) ?? 0), recall.pages.get(rel) ?? 0);
+      const text = withoutCitations(line.slice(2)).trim();
+      items.push({ kind, text, rel, date: dates.at(-1) ?? '', safety: kind === 'health' && SAFETY_RE.test(text), due, recall: hits });
     }
   }
   const ranked = dedupe(items).sort(
     (a, b) =>
       RANK.get(a.kind)! - RANK.get(b.kind)! ||
+      Number(b.safety) - Number(a.safety) ||
       byDue(a.due, b.due) ||
       b.recall - a.recall ||
       byText(b.date, a.date) ||
@@ -117,45 +188,44 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
     .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
     .slice(0, RECALLED_SHOWN)
     .map(([rel, n]) => `- [[${linkTarget(rel, all)}]] (recalled ${n} times)`);
-  const header = [
+  const kept = new Set(chosen(ranked, options.maxLines));
+  const lines = [
     '# Memory',
     '',
     `Core memory, regenerated by vaultkeeper after each dream (last: ${run}) from the pages' durable facts (health, open commitments, current values, principles, preferences, relationships), ranked by kind, by what searches recall and by recency. Edit the pages, not this file.`,
     '',
   ];
-  // The best item of each kind comes first, so a flood of one kind (keyed values, say) never hides another.
-  const leaders = KINDS.map(([kind]) => ranked.find((i) => i.kind === kind)).filter((i) => i !== undefined);
-  const order = [...leaders, ...ranked.filter((i) => !leaders.includes(i))];
-  const layout = (shown: number, withRecalled: boolean): string[] => {
-    const lines = [...header];
-    const kept = new Set(order.slice(0, shown));
-    for (const [kind, heading] of KINDS) {
-      const of = ranked.filter((i) => i.kind === kind && kept.has(i));
-      if (of.length > 0) lines.push(`## ${heading}`, '', ...of.map((i) => `- ${i.text} — [[${linkTarget(i.rel, all)}]]`), '');
-    }
-    if (ranked.length === 0) lines.push('_Nothing durable yet._', '');
-    if (withRecalled && recalled.length > 0) lines.push('## Often recalled', '', ...recalled, '');
-    if (shown < order.length) lines.push(leftOut(order.slice(shown), all));
-    return lines;
-  };
-  // Items first, then the recalled pages if they fit too; the cut never drops the closing note.
-  let shown = Math.min(ranked.length, options.maxLines);
-  while (shown > 0 && layout(shown, false).join('\n').trimEnd().split('\n').length > options.maxLines) shown--;
-  const full = layout(shown, true);
-  const lines = full.join('\n').trimEnd().split('\n').length <= options.maxLines ? full : layout(shown, false);
+  for (const [kind, heading] of KINDS) {
+    const of = ranked.filter((i) => i.kind === kind && kept.has(i));
+    if (of.length > 0) lines.push(`## ${heading}`, '', ...of.map((i) => `- ${i.text} — [[${linkTarget(i.rel, all)}]]`), '');
+  }
+  if (ranked.length === 0) lines.push('_Nothing durable yet._', '');
+  if (recalled.length > 0) lines.push('## Often recalled', '', ...recalled, '');
+  if (kept.size < ranked.length) lines.push(leftOut(ranked.filter((i) => !kept.has(i)), all));
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * The items the cap keeps, at most `cap`: health facts first (safety first among them), as many as leave room for
+ * the best item of every other kind, so no kind vanishes under another; then the rest in rank order.
+ */
+function chosen(ranked: readonly Item[], cap: number): Item[] {
+  const leaders = KINDS.map(([kind]) => ranked.find((i) => i.kind === kind)).filter((i): i is Item => i !== undefined && i.kind !== 'health');
+  const health = ranked.filter((i) => i.kind === 'health').slice(0, Math.max(1, cap - leaders.length));
+  const first = new Set([...health, ...leaders]);
+  return [...first, ...ranked.filter((i) => !first.has(i))].slice(0, cap);
 }
 
 /** Soonest due first; a commitment without a date after every dated one. */
 const byDue = (a: string, b: string): number => (a === b ? 0 : a === '' ? 1 : b === '' ? -1 : byText(a, b));
 
-function kindOf(line: string, headingPath: readonly string[], facts: ReadonlyArray<{ category: Category; tags: string[] }>): Kind | null {
+function kindOf(line: string, headingPath: readonly string[], facts: ReadonlyArray<{ category: Category; tags: string[] }>): DurableKind | null {
   const text = withoutCitations(line);
   if (HEALTH_RE.test(text) || facts.some((f) => f.tags.some((t) => HEALTH_TAGS.has(t.toLowerCase())))) return 'health';
   if (headingPath.includes('Open commitments')) return 'commitment';
   if (headingPath.includes('Current') && text.includes('::')) return 'current';
   const category = facts.map((f) => f.category).find((c) => DURABLE_CATEGORIES.has(c));
-  return category === undefined ? null : (category as Kind);
+  return category === undefined ? null : (category as DurableKind);
 }
 
 /** One line per statement: the same text on two pages is shown once, where it ranks best. */
@@ -186,8 +256,8 @@ export function linkTarget(rel: string, all: readonly PageInfo[]): string {
 }
 
 /** Category, tags and date of every fact in the logs, by id. */
-async function factIndex(root: string): Promise<Map<string, { category: Category; tags: string[]; date: string }>> {
-  const out = new Map<string, { category: Category; tags: string[]; date: string }>();
+export async function factIndex(root: string): Promise<Map<string, FactInfo>> {
+  const out = new Map<string, FactInfo>();
   for (const date of await listLogDates(root)) {
     for (const fact of (await readLog(root, date)).facts) out.set(fact.id, { category: fact.category, tags: fact.tags, date: fact.date });
   }

@@ -25,7 +25,7 @@ import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
-import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
+import { forgottenLinesGone, forgottenLinesHeld, forgottenRemoved, removeForgottenLines } from './forgotten.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
@@ -215,6 +215,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     // Every citation the pages hold now must still be somewhere after the run (any consolidator).
     const citedBefore = await pageCitations(tree, tombstones);
+    const forgottenBefore = await forgottenLinesHeld(tree, tombstones);
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
@@ -228,8 +229,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.conflicts = consolidated.conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
     const scrubbed = await removeForgottenLines(tree, tombstones);
-    result.forgotten = scrubbed.reduce((n, s) => n + s.lines, 0);
-    if (scrubbed.length > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing forgotten facts from ${scrubbed.length} pages` });
+    result.forgotten = forgottenRemoved(forgottenBefore, scrubbed);
+    if (result.forgotten > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing or repeating forgotten facts` });
     failpoint('dream:after-consolidate');
     const written = new Set((await worktreeChanges(tree, base)).filter((c) => c.status !== 'D').map((c) => c.path));
     const archived = await archiveCold(ctx, tree, base, now);

@@ -181,13 +181,15 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit, warning, late, note } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning, late, note, hidden, hiddenNote } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
     late,
     ...(warning === undefined ? {} : { warning }),
     ...(note === undefined ? {} : { note }),
+    hidden,
+    ...(hiddenNote === undefined ? {} : { hidden_note: hiddenNote }),
   });
 }
 
@@ -195,12 +197,14 @@ async function forget(vault: Vault, args: z.output<typeof ForgetInput>): Promise
   if (args.id !== undefined && args.match !== undefined) return errorResult('give id or match, not both: id forgets one fact, match every fact containing the words');
   const target = args.id !== undefined ? { id: args.id } : args.match !== undefined ? { match: args.match } : null;
   if (target === null) return errorResult('memory_forget needs id or match: {"id": "f-7k2m9q0a1b"} (ids come from memory_search) or {"match": "dark roast"}');
-  const { tombstoned, already, commit } = await vault.forget(target, { reason: args.reason });
+  const { tombstoned, already, pages, memory, commit } = await vault.forget(target, { reason: args.reason });
   const note =
-    tombstoned.length === 0
+    commit === null
       ? 'every matching fact was already forgotten; nothing changed'
-      : `forgot ${tombstoned.length} ${tombstoned.length === 1 ? 'fact' : 'facts'}; memory_search no longer finds them`;
-  return jsonResult({ tombstoned, already, commit, note });
+      : tombstoned.length === 0
+        ? 'every matching fact was already forgotten; lines that still held them were removed from the pages'
+        : `forgot ${tombstoned.length} ${tombstoned.length === 1 ? 'fact' : 'facts'}; memory_search, memory_read and MEMORY.md no longer show them`;
+  return jsonResult({ tombstoned, already, pages, memory, commit, note });
 }
 
 async function read(vault: Vault, args: z.output<typeof ReadInput>): Promise<CallToolResult> {

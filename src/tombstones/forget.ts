@@ -1,13 +1,25 @@
-/** `forget`: tombstone facts by id or by matching text, and commit the tombstones. */
+/**
+ * `forget`: tombstone facts by id or by matching text; at once remove the page lines that cite or repeat them
+ * and regenerate MEMORY.md without them (DESIGN §5), and commit all of it as one change. Files read from the
+ * vault (the MCP resource, memory_read) follow; the index follows when the caller reindexes (the Vault does).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
-import { commitPaths } from '../git/audit.js';
+import { commitPaths, uncommittedChanges } from '../git/audit.js';
 import { finishInterrupted } from '../git/intent.js';
+import type { WriteLock } from '../core/lock.js';
+import { isWikiPagePath } from '../pages/discover.js';
+import { withoutForgottenLines } from './lines.js';
+import { localStamp } from '../core/clock.js';
+import { removeForgottenLines } from '../dream/forgotten.js';
+import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
-import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone } from './tombstones.js';
+import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
 
 export type ForgetTarget = { id: string } | { match: string };
 
@@ -23,6 +35,10 @@ export interface ForgetResult {
   tombstoned: ForgottenFact[];
   /** Facts that matched but were tombstoned before. */
   already: ForgottenFact[];
+  /** Pages from which lines citing or repeating a forgotten fact were removed, with how many lines each. */
+  pages: Array<{ path: string; lines: number }>;
+  /** MEMORY.md as regenerated without them (unchanged and not rewritten when nothing was forgotten or removed). */
+  memory: MemoryChange;
   commit: string | null;
 }
 
@@ -74,15 +90,57 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     }));
     await appendTombstones(lock, entries);
     failpoint('forget:after-append');
+    // Every forgotten line goes now, not at the next dream: also those of facts forgotten before (a vault whose
+    // forget predates this, or a line a person wrote back), so a repeated forget repairs the pages.
+    const all = await readTombstones(ctx.root);
+    await snapshotEditedPages(lock, ctx, all);
+    const scrubbed = await removeForgottenLines(ctx.root, all);
+    const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
+    const memory =
+      entries.length === 0 && scrubbed.length === 0
+        ? { changed: false, removed: 0, added: 0 }
+        : await regenerateMemory(ctx.root, { maxLines: ctx.config.dream.memory_lines, today: localStamp(options.now ?? new Date(), ctx.timeZone).date });
+    const removedLines = pages.reduce((n, p) => n + p.lines, 0);
+    const subject =
+      entries.length > 0
+        ? `forget: ${fresh.length} ${fresh.length === 1 ? 'fact' : 'facts'} (${described})`
+        : `forget: ${removedLines} page ${removedLines === 1 ? 'line' : 'lines'} of facts forgotten before (${described})`;
     const commit =
-      entries.length === 0
+      entries.length === 0 && scrubbed.length === 0 && !memory.changed
         ? null
         : await commitPaths(lock, ctx.config, {
             op: 'forget',
-            subject: `forget: ${fresh.length} ${fresh.length === 1 ? 'fact' : 'facts'} (${described})`,
-            body: [`Reason: ${options.reason ?? 'none given'}`, '', ...fresh.map((f) => `- ${f.id} (${f.path}:${f.line}): ${f.text}`)].join('\n'),
-            paths: [TOMBSTONES_FILE],
+            subject,
+            body: [
+              `Reason: ${options.reason ?? 'none given'}`,
+              '',
+              ...fresh.map((f) => `- ${f.id} (${f.path}:${f.line}): ${f.text}`),
+              ...(pages.length === 0 ? [] : ['', `Removed ${removedLines} page ${removedLines === 1 ? 'line' : 'lines'} citing or repeating forgotten facts:`, ...pages.map((p) => `~ ${p.path} (${p.lines})`)]),
+              ...(memory.changed ? ['', `${MEMORY_FILE} regenerated: ${memory.removed} facts out, ${memory.added} in.`] : []),
+            ].join('\n'),
+            paths: [TOMBSTONES_FILE, ...pages.map((p) => p.path), ...(memory.changed ? [MEMORY_FILE] : [])],
           });
-    return { tombstoned: fresh, already, commit };
+    return { tombstoned: fresh, already, pages, memory, commit };
+  });
+}
+
+/**
+ * A person's uncommitted edits to a page forget is about to rewrite are committed first, as theirs (a snapshot,
+ * as the dream does), so the forget commit holds only what forget removed and a later dream still sees those
+ * lines as the person's.
+ */
+async function snapshotEditedPages(lock: WriteLock, ctx: VaultContext, tombstones: TombstoneSet): Promise<void> {
+  const edited: string[] = [];
+  for (const change of await uncommittedChanges(ctx.root)) {
+    if (!isWikiPagePath(change.path) || change.status.includes('D')) continue;
+    const content = await readFile(path.join(ctx.root, change.path), 'utf8').catch(() => null);
+    if (content !== null && withoutForgottenLines(content, tombstones).removed.length > 0) edited.push(change.path);
+  }
+  if (edited.length === 0) return;
+  await commitPaths(lock, ctx.config, {
+    op: 'snapshot',
+    subject: "snapshot: a person's edits before forget",
+    body: `Committed as they were, so the forget commit holds only the lines it removes.\n\n${edited.map((p) => `- ${p}`).join('\n')}`,
+    paths: edited,
   });
 }

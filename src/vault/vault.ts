@@ -54,11 +54,14 @@ export class Vault {
     return remember(this.ctx, inputs, options);
   }
 
-  /** Tombstones facts, then reindexes so the forgotten lines leave search at once, not at the next dream. */
+  /**
+   * Tombstones facts, removes the page lines that cite or repeat them and regenerates MEMORY.md (one commit), then
+   * reindexes: they leave the files, search, the MCP resource and memory_read at once, not at the next dream.
+   */
   async forget(target: ForgetTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<ForgetResult> {
     const { forget } = await import('../tombstones/forget.js');
     const result = await forget(this.ctx, target, options);
-    if (result.tombstoned.length === 0) return result;
+    if (result.commit === null) return result;
     const { VaultkeeperError } = await import('../core/errors.js');
     try {
       await this.reindex({ lockWaitMs: 10_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });

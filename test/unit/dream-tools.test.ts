@@ -380,6 +380,19 @@ describe('archive_page', () => {
     expect(await expectOk(toolbox, 'archive_page', { path: '1_Projects/beta.md' })).toMatchObject({ from: '1_Projects/beta.md' });
   });
 
+  it('refuses a page that states something still true: a current value, a preference (issue 26)', async () => {
+    const fx = await makeVault();
+    await writeTree(fx.root, {
+      '2_Areas/Location.md': '# Location\n\n## Current\n\n- home city:: Lisbon [[2026-06-09#^f-a81x0c2d3e]]\n',
+      '2_Areas/Taste.md': '# Taste\n\n- Prefers dark roast coffee [[2026-06-09#^f-7k2m9q0a1b]]\n',
+      '2_Areas/News.md': '# News\n\n- Old news [[2026-06-01#^f-old0000000]]\n',
+    });
+    const toolbox = createToolbox(fx.context);
+    await expectRefused(fx, toolbox, 'archive_page', { path: '2_Areas/Location.md' }, /forbidden: 2_Areas\/Location\.md states 1 thing still true \(e\.g\. "home city:: Lisbon/);
+    await expectRefused(fx, toolbox, 'archive_page', { path: '2_Areas/Taste.md' }, /still true.*Prefers dark roast coffee/);
+    expect(await expectOk(toolbox, 'archive_page', { path: '2_Areas/News.md' })).toEqual({ from: '2_Areas/News.md', to: '5_Archives/2_Areas/News.md' });
+  });
+
   it('refuses to archive twice, or to move what is not a page', async () => {
     const fx = await makeVault();
     const toolbox = createToolbox(fx.context);

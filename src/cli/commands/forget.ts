@@ -12,6 +12,9 @@ export async function run(id: string | undefined, opts: { match?: string; reason
     printJson({
       tombstoned: result.tombstoned.map((f) => ({ id: f.id, text: f.text, path: f.path, line: f.line })),
       already: result.already.map((f) => ({ id: f.id, text: f.text, path: f.path, line: f.line })),
+      pages: result.pages,
+      page_lines: result.pages.reduce((n, p) => n + p.lines, 0),
+      memory: result.memory,
       commit: result.commit,
     });
     return;
@@ -19,4 +22,6 @@ export async function run(id: string | undefined, opts: { match?: string; reason
   if (result.tombstoned.length > 0) printLine(`forgot ${plural(result.tombstoned.length, 'fact')}:`);
   for (const f of result.tombstoned) printLine(`  ${f.id}  ${f.path}:${f.line}  ${f.text}`);
   if (result.already.length > 0) printLine(`already forgotten: ${result.already.map((f) => f.id).join(', ')}`);
+  if (result.pages.length > 0) printLine(`removed ${plural(result.pages.reduce((n, p) => n + p.lines, 0), 'page line')} from ${result.pages.map((p) => p.path).join(', ')}`);
+  if (result.memory.changed) printLine(`MEMORY.md regenerated: ${result.memory.removed} out, ${result.memory.added} in`);
 }

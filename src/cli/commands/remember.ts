@@ -42,8 +42,9 @@ export async function run(words: string[], opts: RememberOptions, globals: Globa
   // Stored but not committed is still remembered: exit 0, and say so on stderr (docs/cli.md).
   if (result.warning !== undefined) note(`vaultkeeper: warning: ${result.warning}`);
   if (result.note !== undefined) note(`vaultkeeper: note: ${result.note}`);
+  if (result.hiddenNote !== undefined) note(`vaultkeeper: note: ${result.hiddenNote}`);
   if (opts.json) {
-    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, late: result.late, ...(result.warning === undefined ? {} : { warning: result.warning }), ...(result.note === undefined ? {} : { note: result.note }) });
+    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, late: result.late, ...(result.warning === undefined ? {} : { warning: result.warning }), ...(result.note === undefined ? {} : { note: result.note }), hidden: result.hidden, ...(result.hiddenNote === undefined ? {} : { hidden_note: result.hiddenNote }) });
     return;
   }
   if (result.facts.length === 1) {

@@ -14,6 +14,8 @@ import { sourceLines } from '../../pages/source.js';
 import { readTombstones, type TombstoneSet } from '../../tombstones/tombstones.js';
 import { archiveName } from '../../vault/layout.js';
 import type { PageOwner } from '../ownership.js';
+import { parsePage } from '../../pages/parse.js';
+import { durableLines, factIndex } from '../memory.js';
 import { writeFileAtomic } from './atomic.js';
 import { isPagePath, resolveLogPath, resolveWikiFolder, resolveWikiPath, type Resolved } from './guard.js';
 
@@ -116,7 +118,7 @@ const schemas = {
     .object({ path: PathField })
     .describe(
       `Move a page the dream made that the facts say is over (a finished project, a closed topic) under ${ARCHIVE_FOLDER}/, keeping its sub-path. ` +
-        "Pages are never deleted; a person's own pages are never archived; cold pages are archived by the runner.",
+        "Pages are never deleted; a person's own pages are never archived, nor pages that state something still true (a current value, relationship, preference, principle, decision, skill, health fact or open commitment); cold pages are archived by the runner.",
     ),
   flag_conflict: z
     .object({
@@ -337,6 +339,13 @@ const handlers: Handlers = {
     }
     if ((await state.ctx.pageOwner?.(source.rel)) === 'person') {
       return fail(`forbidden: ${source.rel} is a person's own page (the dream did not create it), so it stays where it is; add what changed to it with edit_page`);
+    }
+    // Unused is not untrue (issue 26): what MEMORY.md draws from stays on a live page. No clock here: every open commitment counts.
+    const still = durableLines(parsePage(source.rel, await readFile(source.abs, 'utf8')), await factIndex(state.ctx.root), '');
+    if (still.length > 0) {
+      return fail(
+        `forbidden: ${source.rel} states ${still.length} ${still.length === 1 ? 'thing' : 'things'} still true (e.g. "${still[0]!.line.slice(2, 120)}"): a page with a current value, relationship, preference, principle, decision, skill, health fact or open commitment stays live; move what is over to its History with edit_page instead`,
+      );
     }
     const target = await freeArchiveTarget(state.ctx.root, source.rel);
     if (!target.ok) return refused(target);
