@@ -81,17 +81,21 @@ export interface JournalEntry {
   facts: number;
   /** The watermark after the run, when it is not `to` (a batch of late facts below it). */
   watermark?: string;
+  /** Skipped days this run placed (a retry): written as `retried=`, so they are no longer skipped. */
+  retried?: readonly string[];
 }
 
 export function journalLine(entry: JournalEntry): string {
   const at = entry.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const pages = `pages +${entry.created} ~${entry.updated}${entry.archived > 0 ? ` >${entry.archived}` : ''}`;
-  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}`;
+  const retried = entry.retried !== undefined && entry.retried.length > 0 ? ` · retried=${entry.retried.join(',')}` : '';
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to}${retried} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}`;
 }
 
-export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {
+/** `check=`: the check the last run failed; `log_facts=`: the fact lines of the day's log then (a later one is a late fact). */
+export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number, detail: { check: string; logFacts: number; watermark: string }): string {
   const stamp = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return `- ${stamp} · run ${run} · gave up on ${dates[0]}..${dates.at(-1)} after ${tries} tries · skipped=${dates.join(',')} · watermark=${dates.at(-1)}`;
+  return `- ${stamp} · run ${run} · gave up on ${dates[0]}..${dates.at(-1)} after ${tries} tries · skipped=${dates.join(',')} · watermark=${detail.watermark} · check=${detail.check} · log_facts=${detail.logFacts}`;
 }
 
 export async function appendJournal(root: string, line: string): Promise<void> {

@@ -10,7 +10,7 @@ import { ConfigSchema, type Config } from '../../src/core/config.js';
 import { decide, pendingDates, type Pending } from '../../src/dream/gate.js';
 import { parseJournal } from '../../src/dream/journal.js';
 import type { DreamResult } from '../../src/dream/runner.js';
-import type { DreamState } from '../../src/dream/state.js';
+import { emptyDreamState, type DreamState } from '../../src/dream/state.js';
 import { listWikiPages } from '../../src/pages/discover.js';
 import { parseTombstones } from '../../src/tombstones/tombstones.js';
 import type { Vault } from '../../src/vault/vault.js';
@@ -25,7 +25,7 @@ const NOW = new Date('2026-06-09T10:00:00Z');
 const HOUR = 3_600_000;
 
 function state(lastAttempt: Date | null = null): DreamState {
-  return { last_attempt_at: lastAttempt?.toISOString() ?? null, last_run: null, last_status: null, failures: {}, split: null };
+  return { ...emptyDreamState(), last_attempt_at: lastAttempt?.toISOString() ?? null, last_ok_at: lastAttempt?.toISOString() ?? null };
 }
 
 /** `count` consecutive dates from `first`. */
