@@ -236,7 +236,8 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
           },
         });
         if (result.status === 'failed') throw new VaultkeeperError('VK_DREAM_FAILED', result.reason);
-        return { summary: `${result.status}: ${result.reason}` };
+        // Held by the backoff after a failed or waiting run: check again when it ends, not a tick later.
+        return { summary: `${result.status}: ${result.reason}`, ...(result.retry_at === undefined ? {} : { nextDueAt: new Date(result.retry_at) }) };
       },
     },
     {
