@@ -86,9 +86,9 @@ export interface DreamResult {
 }
 
 export const WORKTREES_DIR = '.vaultkeeper/worktrees';
+export const RUN_TRAILER = 'Vaultkeeper-Run';
 /** How long a timed-out consolidator gets to stop before the run goes on without it. */
 const SETTLE_MS = 5_000;
-export const RUN_TRAILER = 'Vaultkeeper-Run';
 
 export function runId(now: Date): string {
   const iso = now.toISOString();
@@ -385,18 +385,21 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
   const controller = new AbortController();
   const limit = ctx.config.dream.timeout_s;
   const timer = setTimeout(() => controller.abort(new CheckFailed({ check: 'timeout', message: `the run took longer than dream.timeout_s (${limit} s)` })), limit * 1000);
-  const work = consolidator.consolidate({
-    root: input.tree,
-    vaultRoot: ctx.root,
-    run: input.run,
-    dates: input.dates,
-    facts: input.facts,
-    tombstones: input.tombstones,
-    now: input.now,
-    signal: controller.signal,
-    search: deps.search,
-    onEvent: input.emit,
-  });
+  // Through a promise, so a consolidator that throws at once fails like one that rejects.
+  const work = Promise.resolve().then(() =>
+    consolidator.consolidate({
+      root: input.tree,
+      vaultRoot: ctx.root,
+      run: input.run,
+      dates: input.dates,
+      facts: input.facts,
+      tombstones: input.tombstones,
+      now: input.now,
+      signal: controller.signal,
+      search: deps.search,
+      onEvent: input.emit,
+    }),
+  );
   try {
     return await Promise.race([work, new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)))]);
   } catch (error) {

@@ -106,10 +106,12 @@ describe('caps, outages and a hanging model with llm.fallback: offline', { timeo
 
   it('a model that hangs past dream.timeout_s (below llm.timeout_s × max_attempts): offline, with time of its own; nothing skipped', async () => {
     const server = await startLlm([], { fallback: { text: 'too late', delayMs: 120_000 } });
-    const root = await cliVault('llm:\n  timeout_s: 60\n  max_attempts: 3\ndream:\n  timeout_s: 6\n  max_retries: 1\n');
+    const root = await cliVault('llm:\n  timeout_s: 60\n  max_attempts: 3\ndream:\n  timeout_s: 10\n  max_retries: 1\n');
     const run = await dream(root, llmEnv(server));
-    expect(run).toMatchObject({ status: 'ok', consolidator: 'offline', watermark: { after: D2 } });
-    expect(run.fallback).toBe('the LLM did not finish within dream.timeout_s (6 s)');
+    // (10 s: time enough for the offline consolidator on a loaded machine; the model hangs for 120 s.)
+    expect(run.status, run.reason).toBe('ok');
+    expect(run).toMatchObject({ consolidator: 'offline', watermark: { after: D2 } });
+    expect(run.fallback).toBe('the LLM did not finish within dream.timeout_s (10 s)');
     await expectNoDayLost(root);
   });
 });
