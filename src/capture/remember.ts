@@ -24,7 +24,7 @@ export interface RememberResult {
    * that log (or the next dream's snapshot) commits them.
    */
   warning?: string;
-  /** Dates written at or below the dream's watermark (not skipped): the next dream places these facts (DESIGN §7). */
+  /** Dates written at or below the dream's watermark, or into a skipped day: the next dream places these facts (DESIGN §7). */
   late: string[];
   /** Says so in one sentence, when `late` is not empty. */
   note?: string;
@@ -104,15 +104,35 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
   });
 }
 
-/** Facts written into a date the dream has already consolidated wait for the next dream to be placed on a page. */
+/**
+ * Facts written into a date the dream has already consolidated, or skipped, wait for the next dream to be
+ * placed on a page (a skipped day's own facts wait for `dream --retry-skipped`; only a skip line from before
+ * `log_facts=` cannot tell a later fact apart, so the whole day waits for the retry).
+ */
 async function latePlacement(root: string, facts: readonly AppendedFact[]): Promise<{ late: string[]; note?: string }> {
   const journal = await readJournal(root);
-  const late = [...new Set(facts.map((f) => f.date))].filter((date) => journal.watermark !== null && date <= journal.watermark && !journal.skipped.has(date));
-  if (late.length === 0) return { late };
-  const count = facts.filter((f) => late.includes(f.date)).length;
-  const which = late.length === 1 ? `${late[0]} is` : `${late.join(', ')} are`;
-  const what = count === 1 ? 'this fact stays searchable, and the next dream will place it' : 'these facts stay searchable, and the next dream will place them';
-  return { late, note: `${which} at or below the dream's watermark (${journal.watermark}): ${what} on a page` };
+  const dates = [...new Set(facts.map((f) => f.date))];
+  const skipped = dates.filter((date) => journal.skipped.has(date));
+  const late = dates.filter((date) => (journal.skipped.has(date) ? journal.skips.get(date)?.logFacts !== null : journal.watermark !== null && date <= journal.watermark));
+  const notes: string[] = [];
+  const consolidated = late.filter((date) => !journal.skipped.has(date));
+  if (consolidated.length > 0) {
+    const count = facts.filter((f) => consolidated.includes(f.date)).length;
+    const which = consolidated.length === 1 ? `${consolidated[0]} is` : `${consolidated.join(', ')} are`;
+    const what = count === 1 ? 'this fact stays searchable, and the next dream will place it' : 'these facts stay searchable, and the next dream will place them';
+    notes.push(`${which} at or below the dream's watermark (${journal.watermark}): ${what} on a page`);
+  }
+  if (skipped.length > 0) {
+    const count = facts.filter((f) => skipped.includes(f.date)).length;
+    const which = skipped.length === 1 ? `${skipped[0]} was` : `${skipped.join(', ')} were`;
+    const pending = skipped.filter((date) => late.includes(date));
+    const what =
+      pending.length === skipped.length
+        ? `${count === 1 ? 'this fact is' : 'these facts are'} pending like any other, and the next dream will place ${count === 1 ? 'it' : 'them'} on a page`
+        : `${count === 1 ? 'this fact stays' : 'these facts stay'} searchable and ${count === 1 ? 'goes' : 'go'} with the day`;
+    notes.push(`${which} skipped by the dream (its earlier facts wait for \`vaultkeeper dream --retry-skipped\`): ${what}`);
+  }
+  return notes.length === 0 ? { late } : { late, note: notes.join('; ') };
 }
 
 /**

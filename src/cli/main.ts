@@ -121,6 +121,7 @@ function build(only: string | null = null): Command {
     .option('--force', 'skip the gate (never the lock)')
     .option('--dry-run', 'run in a scratch worktree and print the diff; the vault does not change')
     .option('--offline', 'use the offline consolidator even when an LLM is configured')
+    .option('--retry-skipped', 'retry the days an earlier dream gave up on (oldest first, one batch); no gate')
     .option('--json', 'print the result as JSON')
     .action(async (opts, command: Command) => (await import('./commands/dream.js')).run(opts, globals(command)));
 

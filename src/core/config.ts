@@ -93,11 +93,11 @@ export const ConfigSchema = z
       .describe('The search index (a disposable projection of the vault).'),
     dream: z
       .strictObject({
-        min_hours: z.number().min(0).default(24).describe('Hours between dream attempts when there is no backlog.'),
+        min_hours: z.number().min(0).default(24).describe('Hours from the last dream run that went through to the next, when there is no backlog; a failed or waiting run is tried again after a backoff instead (5 min, doubling, at most 4 h).'),
         min_facts: z.number().int().min(0).default(20).describe('Pending facts needed before a dream runs.'),
         max_days: z.number().int().min(1).default(14).describe('Most log days consolidated in one run; more pending days is a backlog.'),
-        max_retries: z.number().int().min(1).default(3).describe('Failed runs of a one-day batch before that day is skipped; a failed batch of several days is halved first, and an LLM that cannot be used never counts.'),
-        timeout_s: z.number().int().min(1).default(600).describe('Seconds a run may take before it is rolled back.'),
+        max_retries: z.number().int().min(1).default(3).describe('Failed runs of a one-day batch before that day is skipped (dream --retry-skipped brings it back); a failed batch of several days is halved first, and an LLM that cannot be used (down, over a cap or its run budget, still going at timeout_s) never counts.'),
+        timeout_s: z.number().int().min(1).default(600).describe('Seconds a consolidator may take before it is stopped: an LLM still going falls back like an outage (llm.fallback), the offline one then gets as long again; an offline run past it fails and is rolled back.'),
         max_changed_pages: z.number().int().min(1).default(100).describe('Most pages one run may create, change or archive; more fails the safety check.'),
         max_archived_pages: z.number().int().min(0).default(10).describe('Most pages one run may archive.'),
         archive_after_days: z
@@ -169,14 +169,14 @@ export const ConfigSchema = z
           .int()
           .min(1)
           .default(60)
-          .describe('Most model turns in one dream run; a run that has not called finish by then fails and is rolled back.'),
+          .describe('Most model turns in one dream run; a model that has not called finish by then is rolled back and the run falls back as llm.fallback says.'),
         max_tokens_per_run: z
           .number()
           .int()
           .min(1)
           .default(200000)
           .describe(
-            'Most tokens (prompt plus completion, as the server reports them) one run of a job may use (a dream run, an extraction); past it a dream run fails and is rolled back, and further calls of the run are refused.',
+            'Most tokens (prompt plus completion, as the server reports them) one run of a job may use (a dream run, an extraction); past it further calls of the run are refused, and a dream run is rolled back and falls back as llm.fallback says (never a failed run).',
           ),
         max_tokens_per_day: z
           .number()

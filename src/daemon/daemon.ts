@@ -15,6 +15,7 @@ import { discoverLinks } from './jobs/discover.js';
 import { recordHealth } from './jobs/health.js';
 import { writeDigests } from './jobs/digest.js';
 import { promoteMemory } from './jobs/promote.js';
+import { retrySkippedDays } from './jobs/retry-skipped.js';
 import { openLogger, type DaemonLogger } from './log.js';
 import { removePidFile, runningDaemon, writePidFile } from './pidfile.js';
 import { createScheduler, type Job, type Scheduler, type TickEntry } from './scheduler.js';
@@ -235,7 +236,8 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
           },
         });
         if (result.status === 'failed') throw new VaultkeeperError('VK_DREAM_FAILED', result.reason);
-        return { summary: `${result.status}: ${result.reason}` };
+        // Held by the backoff after a failed or waiting run: check again when it ends, not a tick later.
+        return { summary: `${result.status}: ${result.reason}`, ...(result.retry_at === undefined ? {} : { nextDueAt: new Date(result.retry_at) }) };
       },
     },
     {
@@ -246,7 +248,17 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         const { scanSessions } = await import('../extract/sessions.js');
         const chat = state.executor === null ? undefined : executorChat(state.executor);
         const result = await scanSessions(state.vault, { now: ctx.now, ...(chat === undefined ? { offline: true } : { chat }) });
-        return { summary: `${result.facts} facts from ${result.sessions.length} sessions` };
+        return { summary: `${result.facts} facts from ${result.sessions.length} sessions${result.fallback === null ? '' : `; ${result.fallback}`}` };
+      },
+    },
+    {
+      // Skipped days come back: once a day, as one batch (jobs/retry-skipped.ts).
+      name: 'retry-skipped',
+      trigger: { daily: '03:30' },
+      idleOnly: llmIdle,
+      run: async (ctx) => {
+        if (state.fallback?.mode === 'wait') return { summary: `waiting: ${state.fallback.reason}` };
+        return retrySkippedDays(state.vault, { now: ctx.now, executor: state.executor ?? undefined, offline: state.fallback?.mode === 'offline' });
       },
     },
     {

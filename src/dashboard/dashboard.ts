@@ -61,7 +61,16 @@ export function renderDashboard(data: DashboardData): { text: string; charts: st
       ['failed', sum(data.dreams_per_day.failed)],
     ]),
     `No dream in the last ${data.days.length} days.`,
-    dreams.length > 0 ? ['Latest:', ...dreams] : [],
+    [
+      ...(dreams.length > 0 ? ['Latest:', ...dreams] : []),
+      ...(data.skipped_days.length > 0
+        ? [
+            ...(dreams.length > 0 ? [''] : []),
+            'Skipped days (their facts stay searchable as facts; the daemon retries them daily, or `vaultkeeper dream --retry-skipped`):',
+            ...data.skipped_days.map((d) => `- ${d.date}: ${d.reason.replace(/[\r\n]+/g, ' ').slice(0, 200)}`),
+          ]
+        : []),
+    ],
   );
 
   const tokens = sum(data.tokens_per_day);

@@ -1,7 +1,8 @@
 /**
  * What the dashboard shows, read from the vault's own files: facts per day (logs), the pending backlog
- * (health snapshots, and now), dreams and their outcomes (log.md, and the daemon log for failures), LLM
- * tokens per day (llm-usage.json) and open conflicts (0_Inbox/conflicts.md). Reads only.
+ * (health snapshots, and now), dreams and their outcomes (log.md, and the daemon log for failures), the
+ * skipped days with their reasons (status), LLM tokens per day (llm-usage.json) and open conflicts
+ * (0_Inbox/conflicts.md). Reads only.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export interface DashboardData {
   pending_now: { days: number; facts: number };
   dreams_per_day: Record<DreamRecord['outcome'], number[]>;
   recent_dreams: DreamRecord[];
+  /** Days the dream gave up on and why (status's skipped_days): they wait for a retry. */
+  skipped_days: Array<{ date: string; reason: string }>;
   tokens_per_day: number[];
   conflicts: OpenConflict[];
 }
@@ -76,6 +79,7 @@ export async function dashboardData(vault: VaultReader, now: Date, span = 14): P
     pending_now: { days: status.pending_days, facts: status.facts_pending },
     dreams_per_day,
     recent_dreams: dreams.slice(-5).reverse(),
+    skipped_days: status.skipped_days.map(({ date, reason }) => ({ date, reason })),
     tokens_per_day: days.map((day) => dayUsage(usage, day).total.total_tokens),
     conflicts: await vault.conflicts(),
   };

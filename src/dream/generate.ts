@@ -88,6 +88,8 @@ export interface JournalEntry {
   conflicts?: number;
   forgotten?: number;
   corrected?: number;
+  /** Skipped days this run placed (a retry): written as `retried=`, so they are no longer skipped. */
+  retried?: readonly string[];
 }
 
 export function journalLine(entry: JournalEntry): string {
@@ -100,12 +102,14 @@ export function journalLine(entry: JournalEntry): string {
     ...(entry.forgotten ? [`forgotten ${entry.forgotten}`] : []),
     ...(entry.corrected ? [`corrected ${entry.corrected}`] : []),
   ];
-  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}${counts.map((c) => ` · ${c}`).join('')}`;
+  const retried = entry.retried !== undefined && entry.retried.length > 0 ? ` · retried=${entry.retried.join(',')}` : '';
+  return `- ${at} · run ${entry.run} · consolidated ${entry.from}..${entry.to}${retried} · watermark=${entry.watermark ?? entry.to} · ${pages} · facts ${entry.facts}${counts.map((c) => ` · ${c}`).join('')}`;
 }
 
-export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number): string {
+/** `check=`: the check the last run failed; `log_facts=`: the fact lines of the day's log then (a later one is a late fact). */
+export function skippedLine(at: Date, run: string, dates: readonly string[], tries: number, detail: { check: string; logFacts: number; watermark: string }): string {
   const stamp = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return `- ${stamp} · run ${run} · gave up on ${dates[0]}..${dates.at(-1)} after ${tries} tries · skipped=${dates.join(',')} · watermark=${dates.at(-1)}`;
+  return `- ${stamp} · run ${run} · gave up on ${dates[0]}..${dates.at(-1)} after ${tries} tries · skipped=${dates.join(',')} · watermark=${detail.watermark} · check=${detail.check} · log_facts=${detail.logFacts}`;
 }
 
 export async function appendJournal(root: string, line: string): Promise<void> {

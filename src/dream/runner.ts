@@ -18,6 +18,7 @@ import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
+import { LlmCapError } from '../llm/errors.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
@@ -27,12 +28,12 @@ import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, forgottenLinesHeld, forgottenRemoved, removeForgottenLines } from './forgotten.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
-import { decide, pendingDates } from './gate.js';
+import { decide, pendingDates, retryBatch, unplacedFacts } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
 import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks } from './page-checks.js';
-import { batchKey, readDreamState, writeDreamState } from './state.js';
+import { backOff, batchKey, readDreamState, succeeded, writeDreamState, type DreamState } from './state.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
 
@@ -45,6 +46,11 @@ export interface DreamOptions {
   onEvent?: (event: DreamEvent) => void;
   /** The daemon's LLM executor: every model call of the run goes through it (its queue, backoff, caps). */
   executor?: LlmExecutor;
+  /**
+   * Retry the skipped days instead of the pending ones (`dream --retry-skipped`): the least retried and
+   * oldest first, at most `dream.max_days`, as one batch; no gate. A day it places is no longer skipped.
+   */
+  retrySkipped?: boolean;
 }
 
 export interface DreamDeps {
@@ -86,10 +92,16 @@ export interface DreamResult {
    * (redacted). A failed run carries only the latter.
    */
   summary?: string;
+  /** After a failed or waiting run: when the gate lets the next try through (the backoff, docs/cli.md). */
+  retry_at?: string;
+  /** A retry of skipped days (`retrySkipped`): the days it placed, no longer skipped. */
+  retried?: string[];
 }
 
 export const WORKTREES_DIR = '.vaultkeeper/worktrees';
 export const RUN_TRAILER = 'Vaultkeeper-Run';
+/** How long a timed-out consolidator gets to stop before the run goes on without it. */
+const SETTLE_MS = 5_000;
 
 export function runId(now: Date): string {
   const iso = now.toISOString();
@@ -125,16 +137,33 @@ class CheckFailed extends Error {
 }
 
 /** The LLM cannot be used now and llm.fallback is "wait": not a failed batch, the run is simply not made. */
-class WaitForLlm extends Error {}
+class WaitForLlm extends Error {
+  /** When a daily cap resets, if that is why: the next try waits for it. */
+  readonly resetsAt: Date | null;
+
+  constructor(message: string, resetsAt: Date | null) {
+    super(message);
+    this.resetsAt = resetsAt;
+  }
+}
 
 /**
- * Codes of an LLM that cannot be used (down, failing, answering nonsense, over a cap, not configured):
- * the endpoint's trouble, not the batch's, so it never counts toward dream.max_retries.
+ * Codes of an LLM that cannot be used (down, failing, answering nonsense, over a cap or its run's budget,
+ * not configured): the endpoint's trouble or the budget's, not the batch's, so it never counts toward
+ * dream.max_retries.
  */
-const LLM_UNAVAILABLE = new Set(['VK_LLM_REQUEST', 'VK_LLM_CAP', 'VK_LLM_RESPONSE', 'VK_LLM_CONFIG']);
+const LLM_UNAVAILABLE = new Set(['VK_LLM_REQUEST', 'VK_LLM_CAP', 'VK_LLM_RESPONSE', 'VK_LLM_CONFIG', 'VK_DREAM_BUDGET']);
 
 export function llmUnavailable(error: unknown): boolean {
   return error instanceof VaultkeeperError && LLM_UNAVAILABLE.has(error.code);
+}
+
+/** When the daily cap that stopped the run resets, found along the error's causes; else null. */
+function capResetsAt(error: unknown): Date | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof LlmCapError) return e.resetsAt;
+  }
+  return null;
 }
 
 export async function chooseConsolidator(ctx: VaultContext, offline: boolean, executor?: LlmExecutor): Promise<Consolidator> {
@@ -162,29 +191,46 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   const tombstones = await readTombstones(ctx.root);
   const state = await readDreamState(ctx.root);
   const today = localStamp(now, ctx.timeZone).date;
-  const pending = await pendingDates(ctx.root, journal, today, tombstones);
-  const decision = decide(pending, state, ctx.config.dream, now, options.force ?? false);
-  if (!decision.open) return emptyResult(decision.status, decision.reason, journal.watermark);
-
-  const dates = decision.batch;
+  const retrying = options.retrySkipped ?? false;
+  let dates: string[];
+  if (retrying) {
+    dates = retryBatch(journal, state, ctx.config.dream);
+    if (dates.length === 0) return emptyResult('noop', 'no skipped days to retry', journal.watermark);
+  } else {
+    const pending = await pendingDates(ctx.root, journal, today, tombstones);
+    const decision = decide(pending, state, ctx.config.dream, now, options.force ?? false);
+    if (!decision.open) {
+      const gated = emptyResult(decision.status, decision.reason, journal.watermark);
+      if (decision.status === 'gated' && decision.gate === 'backoff' && decision.opensAt !== null) gated.retry_at = decision.opensAt;
+      return gated;
+    }
+    dates = decision.batch;
+  }
   const run = runId(now);
   const result = emptyResult('ok', '', journal.watermark);
   result.run = run;
   result.batch = { from: dates[0]!, to: dates.at(-1)! };
   const facts: Fact[] = [];
-  // A date at or below the watermark is in the batch only for its facts no page cites yet (DESIGN §7).
-  const placed = journal.watermark !== null && dates[0]! <= journal.watermark ? await pageCitations(ctx.root, tombstones) : null;
+  // A date at or below the watermark is in the batch only for its facts no page cites yet (DESIGN §7), a
+  // skipped day only for the facts written after it was skipped, unless the run retries it whole.
+  const placed = dates.some((date) => retrying || journal.skipped.has(date) || (journal.watermark !== null && date <= journal.watermark)) ? await pageCitations(ctx.root, tombstones) : null;
   for (const date of dates) {
-    const live = (await readLog(ctx.root, date)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text));
-    facts.push(...(placed !== null && date <= journal.watermark! ? live.filter((f) => !placed.has(f.id)) : live));
+    const all = (await readLog(ctx.root, date)).facts;
+    // A retry takes the skipped day whole: every live fact of it that no page cites.
+    const live = retrying ? all.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text) && placed?.has(f.id) !== true) : unplacedFacts(date, all, journal, tombstones, placed);
+    facts.push(...live);
   }
   result.facts = facts.length;
   emit({ type: 'step', message: `run ${run}: ${dates.length} days (${result.batch.from}..${result.batch.to}), ${facts.length} facts` });
 
   const dryRun = options.dryRun ?? false;
   if (!dryRun) {
-    state.last_attempt_at = now.toISOString();
-    state.last_run = run;
+    // A retry of skipped days keeps its own bookkeeping: it neither uses up nor opens the gate of pending days.
+    if (retrying) state.last_skip_retry_at = now.toISOString();
+    else {
+      state.last_attempt_at = now.toISOString();
+      state.last_run = run;
+    }
     await writeDreamState(ctx.root, state);
     await withWriteLock(ctx.root, async (lock) => {
       const edits = (await uncommittedChanges(ctx.root)).map((c) => c.path);
@@ -289,6 +335,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
         conflicts: result.conflicts,
         forgotten: result.forgotten,
         corrected: result.corrected.length,
+        ...(retrying ? { retried: dates } : {}),
       }),
     );
     await writeIndex(tree, run);
@@ -302,23 +349,27 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       return result;
     }
     result.commit = await apply(ctx, tree, base, run, result);
-    delete state.failures[batchKey(dates)];
-    state.split = null;
-    state.last_status = 'ok';
+    if (retrying) {
+      for (const date of dates) {
+        delete state.skip_retries[date];
+        delete state.skip_reasons[date];
+      }
+      state.skip_split = null;
+      result.retried = dates;
+    } else {
+      delete state.failures[batchKey(dates)];
+      state.split = null;
+      succeeded(state, now);
+    }
     await writeDreamState(ctx.root, state);
-    result.reason = `consolidated ${dates.length} days into pages`;
+    result.reason = retrying ? `retried ${dates.length} skipped days: placed on pages, no longer skipped` : `consolidated ${dates.length} days into pages`;
     emit({ type: 'step', message: 'reindexing' });
     await deps.reindex();
     return result;
   } catch (error) {
-    if (error instanceof WaitForLlm) {
-      // Not a failed batch: nothing counts toward max_retries; the next tick asks again.
-      result.status = 'gated';
-      result.reason = error.message;
-      result.watermark.after = result.watermark.before;
-      return result;
-    }
+    if (error instanceof WaitForLlm) return wait(ctx, result, error, state, now, dryRun || retrying);
     if (!(error instanceof CheckFailed)) throw error;
+    if (retrying) return failRetry(ctx, result, error, dates, state, dryRun);
     return fail(ctx, result, error, dates, state, now, dryRun);
   } finally {
     await removeWorktree(ctx.root, tree);
@@ -350,18 +401,21 @@ interface RunInput {
 }
 
 /**
- * Runs the consolidator. An LLM that cannot be used (down, failing, over a cap) is not the batch's
- * fault: per llm.fallback the offline consolidator does the run from a clean tree, or the run waits.
+ * Runs the consolidator. An LLM that cannot be used (down, failing, over a cap or its run's budget, or
+ * still going at dream.timeout_s) is not the batch's fault: per llm.fallback the offline consolidator does
+ * the run from a clean tree, with a time limit of its own, or the run waits.
  */
 async function consolidate(ctx: VaultContext, options: DreamOptions, deps: DreamDeps, input: RunInput, result: DreamResult): Promise<ConsolidationResult> {
   const consolidator = await chooseConsolidator(ctx, options.offline ?? false, options.executor);
   try {
     return await runConsolidator(ctx, consolidator, deps, input, result);
   } catch (error) {
-    const cause = error instanceof CheckFailed ? error.cause : undefined;
-    if (consolidator.name !== 'llm' || !llmUnavailable(cause)) throw error;
-    const why = `the LLM cannot be used (${errorMessage(cause)})`;
-    if (ctx.config.llm.fallback === 'wait') throw new WaitForLlm(`waiting: ${why}; llm.fallback is "wait", so the run waits for it`);
+    if (consolidator.name !== 'llm' || !(error instanceof CheckFailed)) throw error;
+    const cause = error.cause;
+    const timedOut = error.failure.check === 'timeout';
+    if (!timedOut && !llmUnavailable(cause)) throw error;
+    const why = timedOut ? `the LLM did not finish within dream.timeout_s (${ctx.config.dream.timeout_s} s)` : `the LLM cannot be used (${errorMessage(cause)})`;
+    if (ctx.config.llm.fallback === 'wait') throw new WaitForLlm(`waiting: ${why}; llm.fallback is "wait", so the run waits for it`, capResetsAt(cause));
     input.emit({ type: 'step', message: `${why}; falling back to the offline consolidator (llm.fallback)` });
     const spent = result.llm;
     await input.reset();
@@ -379,25 +433,28 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
   const controller = new AbortController();
   const limit = ctx.config.dream.timeout_s;
   const timer = setTimeout(() => controller.abort(new CheckFailed({ check: 'timeout', message: `the run took longer than dream.timeout_s (${limit} s)` })), limit * 1000);
+  // Through a promise, so a consolidator that throws at once fails like one that rejects.
+  const work = Promise.resolve().then(() =>
+    consolidator.consolidate({
+      root: input.tree,
+      vaultRoot: ctx.root,
+      run: input.run,
+      dates: input.dates,
+      facts: input.facts,
+      tombstones: input.tombstones,
+      now: input.now,
+      signal: controller.signal,
+      search: deps.search,
+      onEvent: input.emit,
+    }),
+  );
   try {
-    return await Promise.race([
-      consolidator.consolidate({
-        root: input.tree,
-        vaultRoot: ctx.root,
-        run: input.run,
-        dates: input.dates,
-        facts: input.facts,
-        tombstones: input.tombstones,
-        now: input.now,
-        signal: controller.signal,
-        search: deps.search,
-        onEvent: input.emit,
-      }),
-      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error))),
-    ]);
+    return await Promise.race([work, new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)))]);
   } catch (error) {
+    // Told to stop, the consolidator ends its last write before the tree is reset for a fallback (a stuck one is not waited for).
+    const stopped = controller.signal.aborted ? await Promise.race([work.then(() => null, (e: unknown) => e), new Promise((resolve) => setTimeout(resolve, SETTLE_MS, null))]) : error;
     // What a failed LLM run spent still counts.
-    const spent = (error as { llm?: { calls: number; tokens: number } }).llm;
+    const spent = (stopped as { llm?: { calls: number; tokens: number } } | null)?.llm;
     if (spent !== undefined) result.llm = spent;
     if (error instanceof CheckFailed) throw error;
     throw new CheckFailed({ check: 'consolidator', message: `the ${consolidator.name} consolidator failed: ${errorMessage(error)}` }, error);
@@ -414,13 +471,33 @@ function emptyBatch(): ConsolidationResult {
   return { summary: 'every fact of the batch was forgotten; nothing to place', conflicts: [], llm: { calls: 0, tokens: 0 } };
 }
 
-async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, dates: string[], state: Awaited<ReturnType<typeof readDreamState>>, now: Date, dryRun: boolean): Promise<DreamResult> {
+/**
+ * The LLM cannot be used and llm.fallback is "wait": nothing counts toward max_retries and the gate is not
+ * used up; the run is recorded as waiting and tried again after the backoff (or when a daily cap resets).
+ */
+async function wait(ctx: VaultContext, result: DreamResult, error: WaitForLlm, state: DreamState, now: Date, keepState: boolean): Promise<DreamResult> {
+  result.status = 'gated';
+  result.reason = error.message;
+  result.watermark.after = result.watermark.before;
+  if (keepState) return result;
+  state.last_status = 'waiting';
+  backOff(state, now, error.resetsAt);
+  await writeDreamState(ctx.root, state);
+  result.retry_at = state.retry_at!;
+  result.reason += `; tried again at ${state.retry_at}`;
+  return result;
+}
+
+async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, dates: string[], state: DreamState, now: Date, dryRun: boolean): Promise<DreamResult> {
   result.status = 'failed';
   result.check = error.failure.check;
   result.reason = `${error.failure.check}: ${error.message}; the vault was left as it was`;
   result.watermark.after = result.watermark.before;
   if (dryRun) return result;
   state.last_status = 'failed';
+  // A failed run does not use up the gate: the next try follows the backoff, not min_hours.
+  backOff(state, now);
+  result.retry_at = state.retry_at!;
   // A page edited while the run went is no fault of the batch: the next run simply redoes it.
   if (error.failure.check === 'apply') {
     await writeDreamState(ctx.root, state);
@@ -441,8 +518,9 @@ async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, 
   await writeDreamState(ctx.root, state);
   if (tries < ctx.config.dream.max_retries) return result;
   // One bad day must not wedge the backlog: give up on it; its facts stay searchable as facts.
+  const logFacts = (await readLog(ctx.root, dates[0]!)).facts.length;
   result.commit = await withWriteLock(ctx.root, async (lock) => {
-    await appendJournal(ctx.root, skippedLine(now, result.run!, dates, tries));
+    await appendJournal(ctx.root, skippedLine(now, result.run!, dates, tries, { check: error.failure.check, logFacts, watermark: dates.at(-1)! }));
     return commitPaths(lock, ctx.config, {
       op: 'dream',
       subject: `dream: skipped ${dates[0]} after ${tries} failed runs`,
@@ -453,10 +531,38 @@ async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, 
   });
   delete state.failures[key];
   state.split = null;
+  state.skip_reasons[dates[0]!] = `${error.failure.check}: ${error.message}`;
+  delete state.skip_retries[dates[0]!];
+  // The bad day is dealt with: the days after it are not held back by its backoff.
+  state.last_status = 'skipped';
+  state.retry_at = null;
+  state.retry_count = 0;
+  delete result.retry_at;
   await writeDreamState(ctx.root, state);
   result.status = 'skipped';
   result.watermark.after = laterOf(result.watermark.before, dates.at(-1)!);
   result.reason = `gave up on ${dates[0]} after ${tries} failed runs (last: ${error.message}); its facts stay searchable`;
+  return result;
+}
+
+/**
+ * A failed retry of skipped days: they stay skipped (nothing counts toward max_retries, no journal line);
+ * a retry of several days is halved next time, and a single day goes behind the others.
+ */
+async function failRetry(ctx: VaultContext, result: DreamResult, error: CheckFailed, dates: string[], state: DreamState, dryRun: boolean): Promise<DreamResult> {
+  result.status = 'failed';
+  result.check = error.failure.check;
+  result.reason = `${error.failure.check}: ${error.message}; the vault was left as it was and the days stay skipped`;
+  result.watermark.after = result.watermark.before;
+  if (dryRun) return result;
+  if (dates.length > 1) {
+    state.skip_split = Math.floor(dates.length / 2);
+    result.reason += `; the next retry takes ${state.skip_split} of them`;
+  } else {
+    state.skip_retries[dates[0]!] = (state.skip_retries[dates[0]!] ?? 0) + 1;
+    state.skip_split = null;
+  }
+  await writeDreamState(ctx.root, state);
   return result;
 }
 

@@ -1,6 +1,9 @@
 /**
  * The extractor a run uses: the LLM when one is configured (or a chat function is given), else the
- * rules. A reply the LLM botches falls back to the rules for its turns, so a turn is never just lost.
+ * rules. A reply the LLM botches falls back to the rules for its turns, so a turn is never just lost. An
+ * LLM that cannot be used (unreachable, failing, over a cap) falls back to the rules for the rest of the
+ * run with `llm.fallback: offline` (the default), saying why in `fallback`; with `wait` its error stands,
+ * so the daemon tries the session again later.
  */
 import type { VaultContext } from '../vault/context.js';
 import type { DatedCandidate, ExtractedFact } from './extracted.js';
@@ -32,8 +35,13 @@ export interface Extraction extends ExtractionCounts {
 
 export interface Extractor {
   readonly mode: 'llm' | 'rules';
+  /** Why the rules took over from the LLM in this run (it could not be used), else null. */
+  readonly fallback: string | null;
   extract(candidates: readonly DatedCandidate[]): Promise<Extraction>;
 }
+
+/** An LLM that cannot be used, as opposed to a reply it botched: unreachable, failing, over a cap. */
+const LLM_DOWN = new Set(['VK_LLM_REQUEST', 'VK_LLM_CAP', 'VK_LLM_CONFIG']);
 
 export const emptyCounts = (): ExtractionCounts => ({ llm_calls: 0, tokens: 0, invalid_replies: 0, invalid_facts: 0, low_confidence: 0 });
 
@@ -48,17 +56,34 @@ export function addCounts(into: ExtractionCounts, from: ExtractionCounts): void 
 export function createExtractor(ctx: VaultContext, options: ExtractorOptions = {}): Extractor {
   const rules = (candidates: readonly DatedCandidate[]): ExtractedFact[] => candidates.flatMap((c) => extractByRules(c, ctx.timeZone));
   if (options.offline === true || (options.chat === undefined && ctx.config.llm.base_url === null)) {
-    return { mode: 'rules', extract: async (candidates) => ({ ...emptyCounts(), facts: rules(candidates) }) };
+    return { mode: 'rules', fallback: null, extract: async (candidates) => ({ ...emptyCounts(), facts: rules(candidates) }) };
   }
   const chat = options.chat ?? ownExecutorChat(ctx);
   const { max_turns_per_call: perCall, min_confidence: minConfidence } = ctx.config.extract;
+  let fallback: string | null = null;
   return {
     mode: 'llm',
+    get fallback() {
+      return fallback;
+    },
     async extract(candidates) {
       const result: Extraction = { ...emptyCounts(), facts: [] };
       for (let start = 0; start < candidates.length; start += perCall) {
         const chunk = candidates.slice(start, start + perCall);
-        const reply = await extractWithLlm(chunk, { chat, timeZone: ctx.timeZone, minConfidence });
+        // Once the LLM could not be used, the rest of the run goes by the rules: no more waits on a dead endpoint.
+        if (fallback !== null) {
+          result.facts.push(...rules(chunk));
+          continue;
+        }
+        let reply: Awaited<ReturnType<typeof extractWithLlm>>;
+        try {
+          reply = await extractWithLlm(chunk, { chat, timeZone: ctx.timeZone, minConfidence });
+        } catch (error) {
+          if (!(error instanceof VaultkeeperError) || !LLM_DOWN.has(error.code) || ctx.config.llm.fallback !== 'offline') throw error;
+          fallback = `the LLM cannot be used (${error.message}); rule-based extraction instead (llm.fallback: offline)`;
+          result.facts.push(...rules(chunk));
+          continue;
+        }
         result.llm_calls++;
         result.tokens += reply.tokens;
         result.invalid_facts += reply.invalidFacts;

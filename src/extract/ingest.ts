@@ -2,7 +2,8 @@
  * Transcripts into the vault: read, scan, extract, then append through `vault.remember` under a header
  * naming the transcript, on the date the conversation happened (the turn's time in the vault's time
  * zone, else the file's mtime). A fact already extracted from the same transcript on that date, or one
- * that repeats a tombstone, is not appended again.
+ * that repeats a tombstone, is not appended again. An LLM that cannot be used hands over to the rules
+ * (extractor.ts), and the result says so in `fallback`.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -70,7 +71,10 @@ export interface IngestFileReport {
 }
 
 export interface IngestResult extends IngestCounts {
+  /** The extractor configured: the LLM, or the rules (none configured, or --offline). */
   mode: 'llm' | 'rules';
+  /** Why the rules took over from the LLM (it could not be used; llm.fallback: offline), else null. */
+  fallback: string | null;
   duplicates: number;
   forgotten: number;
   tokens: number;
@@ -95,6 +99,7 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
     skipped_lines: 0,
     llm_calls: 0,
     mode: extractor.mode,
+    fallback: null,
     duplicates: 0,
     forgotten: 0,
     tokens: 0,
@@ -131,6 +136,7 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
     });
     options.onProgress?.({ file, done: index + 1, total: paths.length });
   }
+  result.fallback = extractor.fallback;
   result.llm_calls = counts.llm_calls;
   result.tokens = counts.tokens;
   result.invalid_replies = counts.invalid_replies;

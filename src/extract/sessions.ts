@@ -77,6 +77,8 @@ export interface SessionScanResult {
   tokens: number;
   /** Files that could not be extracted this pass; they are tried again on the next. */
   errors: Array<{ file: string; message: string }>;
+  /** Why the rules took over from the LLM this pass (it could not be used; llm.fallback: offline), else null. */
+  fallback: string | null;
 }
 
 /** One pass of the session watcher. Safe to run from several processes: passes take turns. */
@@ -89,7 +91,7 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
     const state = await readState(ctx.root);
     const matched = new Set<string>();
     for (const pattern of ctx.config.extract.sessions) for (const file of await globFiles(pattern, ctx.root, home)) matched.add(file);
-    const result: SessionScanResult = { files: matched.size, active: 0, unchanged: 0, sessions: [], turns: 0, candidates: 0, facts: 0, skipped_lines: 0, llm_calls: 0, tokens: 0, errors: [] };
+    const result: SessionScanResult = { files: matched.size, active: 0, unchanged: 0, sessions: [], turns: 0, candidates: 0, facts: 0, skipped_lines: 0, llm_calls: 0, tokens: 0, errors: [], fallback: null };
     const counts: ExtractionCounts = emptyCounts();
     const extractor = createExtractor(ctx, options);
 
@@ -136,6 +138,7 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
       }
     }
     await writeState(ctx.root, state);
+    result.fallback = extractor.fallback;
     result.llm_calls = counts.llm_calls;
     result.tokens = counts.tokens;
     return result;

@@ -13,15 +13,15 @@ export interface DreamForecast {
   next_check_at: string | null;
   /** Whether a run would start at that check (or now, without a daemon). */
   will_run: boolean;
-  /** What the check would decide: run (backlog or due), gated, or noop (nothing pending). */
-  decision: 'backlog' | 'due' | 'gated' | 'noop';
-  /** The gate holding it, when gated. */
-  gate: 'min_hours' | 'min_facts' | null;
+  /** What the check would decide: run (backlog, due, or retry after a failed or waiting run), gated, or noop (nothing pending). */
+  decision: 'backlog' | 'due' | 'retry' | 'gated' | 'noop';
+  /** The gate holding it, when gated: the backoff after a failed or waiting run, min_hours or min_facts. */
+  gate: 'backoff' | 'min_hours' | 'min_facts' | null;
   /** One line: the gate's reason, or why it runs. */
   reason: string;
   /** What opens the gate, in words; null when it will run. */
   opens: string | null;
-  /** When the gate opens by time (min_hours), else null. */
+  /** When the gate opens by time (the backoff or min_hours), else null. */
   opens_at: string | null;
 }
 
@@ -48,20 +48,24 @@ export function forecastDream(pending: Pending, state: DreamState, config: Confi
   const decision = decide(pending, state, config, at, false);
   const next_check_at = nextCheck?.toISOString() ?? null;
   if (decision.open) {
-    const why = decision.why === 'backlog' ? 'backlog' : 'due';
+    const why = decision.why === 'backlog' || decision.why === 'retry' ? decision.why : 'due';
     const reason =
       why === 'backlog'
         ? `a backlog of ${pending.dates.length} pending days (more than max_days ${config.max_days}): a catch-up batch of ${decision.batch.length} runs`
-        : `${pending.facts} pending facts over ${pending.dates.length} days: a batch of ${decision.batch.length} runs`;
+        : why === 'retry'
+          ? `the last run ${state.last_status === 'waiting' ? 'waited for the LLM' : 'failed'} and its backoff has passed: a batch of ${decision.batch.length} is tried again`
+          : `${pending.facts} pending facts over ${pending.dates.length} days: a batch of ${decision.batch.length} runs`;
     return { next_check_at, will_run: true, decision: why, gate: null, reason, opens: null, opens_at: null };
   }
   if (decision.status === 'noop') {
     return { next_check_at, will_run: false, decision: 'noop', gate: null, reason: decision.reason, opens: 'a log day with facts that is before today (today\'s log waits until tomorrow)', opens_at: null };
   }
   const opens =
-    decision.gate === 'min_hours'
-      ? `time: ${config.min_hours} h after the last attempt (at ${decision.opensAt}), or a backlog of more than ${config.max_days} pending days`
-      : `${config.min_facts - pending.facts} more pending facts, or a backlog of more than ${config.max_days} pending days`;
+    decision.gate === 'backoff'
+      ? `time: the backoff after the last failed or waiting run ends at ${decision.opensAt}`
+      : decision.gate === 'min_hours'
+        ? `time: ${config.min_hours} h after the last run (at ${decision.opensAt}), or a backlog of more than ${config.max_days} pending days`
+        : `${config.min_facts - pending.facts} more pending facts, or a backlog of more than ${config.max_days} pending days`;
   return { next_check_at, will_run: false, decision: 'gated', gate: decision.gate, reason: decision.reason, opens, opens_at: decision.opensAt };
 }
 

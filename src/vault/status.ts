@@ -6,8 +6,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { pendingDates } from '../dream/gate.js';
-import { readJournal } from '../dream/journal.js';
-import { readDreamState } from '../dream/state.js';
+import { readJournal, type Journal } from '../dream/journal.js';
+import { readDreamState, type DreamState } from '../dream/state.js';
 import { readManifestSummary, rowCounts } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { runningDaemon } from '../daemon/pidfile.js';
@@ -25,6 +25,8 @@ export interface VaultStatus {
   pending: string[];
   facts_pending: number;
   skipped: string[];
+  /** Each skipped day with why it was given up and when, oldest first; `dream --retry-skipped` (and the daemon daily) retries them. */
+  skipped_days: SkippedDay[];
   /** The last attempt, and what the next check will decide (forecast.ts). */
   dream: { last_attempt_at: string | null; last_run: string | null; last_status: string | null } & DreamForecast;
   /** Each daemon job's last and next run, from jobs.json (kept while the daemon is down). */
@@ -37,6 +39,17 @@ export interface VaultStatus {
   llm: Record<string, unknown>;
   /** Jobs whose last run failed, with the error (from the daemon's job state). */
   last_errors: Array<{ job: string; error: string; at: string | null; consecutive_failures: number }>;
+}
+
+export interface SkippedDay {
+  date: string;
+  /** The last failure before it was given up (or the failed check, or the tries, for an older skip). */
+  reason: string;
+  /** When it was given up (ISO), when the journal says. */
+  at: string | null;
+  run: string | null;
+  /** Failed retries of it since. */
+  retries: number;
 }
 
 export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Promise<VaultStatus> {
@@ -73,6 +86,7 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     pending: pending.dates,
     facts_pending: pending.facts,
     skipped: [...journal.skipped].sort(),
+    skipped_days: skippedDays(journal, state),
     dream: { last_attempt_at: state.last_attempt_at, last_run: state.last_run, last_status: state.last_status, ...forecast },
     schedule: jobSchedules(jobsState.jobs),
     dashboard,
@@ -84,4 +98,14 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
       .filter(([, job]) => job.last_result === 'failed')
       .map(([job, state]) => ({ job, error: state.last_error ?? '', at: state.last_finished_at ?? null, consecutive_failures: state.consecutive_failures ?? 0 })),
   };
+}
+
+function skippedDays(journal: Journal, state: DreamState): SkippedDay[] {
+  return [...journal.skips.values()]
+    .sort((a, b) => a.date.localeCompare(b.date))
+    .map((skip) => {
+      const tries = skip.tries === null ? 'failed runs' : `${skip.tries} failed runs`;
+      const reason = state.skip_reasons[skip.date] ?? (skip.check !== null ? `failed the ${skip.check} check (${tries})` : `gave up after ${tries}`);
+      return { date: skip.date, reason, at: skip.at, run: skip.run, retries: state.skip_retries[skip.date] ?? 0 };
+    });
 }

@@ -4,7 +4,7 @@
  * with --json, every append committed, re-ingesting appends nothing, bad input exits with one line.
  */
 import { utimes } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLog } from '../../src/logs/factlog.js';
@@ -104,11 +104,36 @@ describe('vaultkeeper ingest', () => {
     expect(result.stdout).toMatch(/^ingested 1 file: 2 turns, 1 candidate turn, 1 new fact by the offline rules\nf-[a-z0-9]{10}\tlogs\/2026-06-07\.md:\d+\t\[preference\] preferred name:: Rui\n$/);
   });
 
-  it('exits 2 with one line for a missing file or no file, and 1 for an unreachable LLM', async () => {
+  it('exits 2 with one line for a missing file or no file, and 1 for an unreachable LLM with llm.fallback: wait', async () => {
     const { dir, vault, env } = await setup();
     expectOneLineError(await runCli(['ingest', path.join(dir, 'nope.jsonl'), '--vault', vault], { env }), 2, /no such file/);
     expectOneLineError(await runCli(['ingest', '--vault', vault], { env }), 2);
+    const config = path.join(vault, '.vaultkeeper/config.yaml');
+    await writeFile(config, (await readFile(config, 'utf8')).replace(/^llm:\n/m, 'llm:\n  fallback: wait\n'));
     const down = { ...env, VAULTKEEPER_LLM_BASE_URL: 'http://127.0.0.1:9/v1', VAULTKEEPER_LLM_MODEL: 'm' };
     expectOneLineError(await runCli(['ingest', path.join(dir, 'in/session.jsonl'), '--vault', vault], { env: down }), 1, /--offline/);
+  });
+
+  it('falls back to the rule-based extractor when the LLM is down (llm.fallback: offline), and says so', async () => {
+    const { dir, vault, env } = await setup();
+    const llm = await startLlm([], { fallback: { status: 500, message: 'the model is down' } });
+    const config = path.join(vault, '.vaultkeeper/config.yaml');
+    await writeFile(config, (await readFile(config, 'utf8')).replace(/^llm:\n/m, 'llm:\n  max_attempts: 2\n'));
+    const down = { ...env, VAULTKEEPER_LLM_BASE_URL: llm.baseUrl, VAULTKEEPER_LLM_MODEL: 'fake-model', OPENAI_API_KEY: '' };
+    const files = ['in/session.jsonl', 'in/chat.json'].map((f) => path.join(dir, f));
+    const result = await runJson<IngestJson & { fallback: string | null }>(['ingest', ...files, '--vault', vault], { env: down });
+    // The rules' facts, as offline; the LLM was asked once (llm.max_attempts tries), not once per transcript.
+    expect(result).toMatchObject({ mode: 'llm', llm_calls: 0, facts: 4, fallback: expect.stringMatching(/^the LLM cannot be used \(.*HTTP 500.*\); rule-based extraction instead \(llm\.fallback: offline\)$/) });
+    expect(result.appended.map((f) => f.text)).toEqual(['Prefers dark roast coffee', 'wife:: Ana', 'Decided to move the blog to Hugo', 'home city:: Lisbon']);
+    expect(llm.requests).toHaveLength(2);
+    // Every append committed (the config edit above is the test's own).
+    expect(await gitStatus(vault)).toEqual([' M .vaultkeeper/config.yaml']);
+
+    // Without --json the summary names both, and a note on stderr says why.
+    await writeTree(dir, { 'in/more.md': '## User\n\nI prefer green tea.\n' });
+    const text = await runCli(['ingest', path.join(dir, 'in/more.md'), '--vault', vault], { env: down });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/by the LLM \(0 calls\) and the offline rules\n/);
+    expect(text.stderr).toMatch(/the LLM cannot be used .*rule-based extraction instead/);
   });
 });

@@ -97,7 +97,7 @@ describe('status: what will happen', () => {
     }
     expect(status, 'the first tick').not.toBeNull();
     const jobs = new Map(status!.schedule.map((j) => [j.job, j]));
-    expect([...jobs.keys()]).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote']);
+    expect([...jobs.keys()]).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote', 'retry-skipped']);
     const dreamJob = jobs.get('dream')!;
     // The dream job runs every 15 minutes: its next run is the next gate check.
     expect(Date.parse(dreamJob.next_run_at!) - Date.parse(dreamJob.last_run_at!)).toBe(15 * 60_000);
@@ -105,6 +105,7 @@ describe('status: what will happen', () => {
     expect(status!.dream).toMatchObject({ will_run: false, gate: 'min_facts' });
     expect(jobs.get('index')).toMatchObject({ last_result: 'ok', next_reason: 'schedule' });
     expect(jobs.get('digest')!.next_run_at).not.toBeNull(); // daily at 23:50
+    expect(jobs.get('retry-skipped')).toMatchObject({ last_run_at: null, next_reason: 'schedule' }); // daily at 03:30
     const text = (await runCli(['--vault', root, 'status'])).stdout;
     expect(text).toMatch(/next check \d{4}-\d{2}-\d{2} \d{2}:\d{2}: gated by min_facts/);
     expect(text).toMatch(/^job {8}health {3}last \d{4}-\d{2}-\d{2} \d{2}:\d{2} ok .*; next \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/m);

@@ -7,10 +7,10 @@ import { appendFile, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../src/core/config.js';
-import { decide, pendingDates, type Pending } from '../../src/dream/gate.js';
+import { decide, pendingDates, retryBatch, type Pending } from '../../src/dream/gate.js';
 import { parseJournal } from '../../src/dream/journal.js';
 import type { DreamResult } from '../../src/dream/runner.js';
-import type { DreamState } from '../../src/dream/state.js';
+import { backOff, emptyDreamState, retryDelayMs, succeeded, type DreamState } from '../../src/dream/state.js';
 import { listWikiPages } from '../../src/pages/discover.js';
 import { parseTombstones } from '../../src/tombstones/tombstones.js';
 import type { Vault } from '../../src/vault/vault.js';
@@ -25,7 +25,7 @@ const NOW = new Date('2026-06-09T10:00:00Z');
 const HOUR = 3_600_000;
 
 function state(lastAttempt: Date | null = null): DreamState {
-  return { last_attempt_at: lastAttempt?.toISOString() ?? null, last_run: null, last_status: null, failures: {}, split: null };
+  return { ...emptyDreamState(), last_attempt_at: lastAttempt?.toISOString() ?? null, last_ok_at: lastAttempt?.toISOString() ?? null };
 }
 
 /** `count` consecutive dates from `first`. */
@@ -100,6 +100,94 @@ describe('decide', () => {
     expect(decide(pending(['2026-06-08'], 1), recent, DEFAULTS, NOW, true)).toEqual({ open: true, why: 'forced', batch: ['2026-06-08'] });
     const days = dates('2026-05-01', 20);
     expect(decide(pending(days, 0), recent, DEFAULTS, NOW, true)).toEqual({ open: true, why: 'forced', batch: days.slice(0, 14) });
+  });
+});
+
+describe('the backoff after a failed or waiting run', () => {
+  const MIN = 60_000;
+
+  it('doubles from 5 min up to 4 h', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelayMs(n) / MIN)).toEqual([5, 10, 20, 40, 80, 160, 240, 240]);
+  });
+
+  it('holds even a backlog until it ends, then opens (not min_hours, not min_facts); a run that goes through ends it', () => {
+    const failed = { ...state(NOW), last_status: 'failed' };
+    backOff(failed, NOW);
+    expect(failed).toMatchObject({ retry_count: 1, retry_at: new Date(NOW.getTime() + 5 * MIN).toISOString() });
+    const backlog = dates('2026-05-01', 20);
+    expect(decide(pending(backlog, 100), failed, DEFAULTS, new Date(NOW.getTime() + 4 * MIN), false)).toEqual({
+      open: false,
+      status: 'gated',
+      gate: 'backoff',
+      opensAt: failed.retry_at,
+      reason: `the last run failed; it is tried again at ${failed.retry_at} (backoff after the first such run)`,
+    });
+    // Forced, it runs at once.
+    expect(decide(pending(['2026-06-08'], 1), failed, DEFAULTS, NOW, true)).toMatchObject({ open: true, why: 'forced' });
+    // Once it ends the run is retried, though the last attempt was 5 minutes ago and 1 fact is pending.
+    expect(decide(pending(['2026-06-08'], 1), failed, DEFAULTS, new Date(NOW.getTime() + 5 * MIN), false)).toEqual({ open: true, why: 'retry', batch: ['2026-06-08'] });
+
+    const waiting = { ...failed, last_status: 'waiting' };
+    backOff(waiting, NOW);
+    expect(waiting.retry_count).toBe(2);
+    const held = decide(pending(['2026-06-08'], 50), waiting, DEFAULTS, NOW, false);
+    expect(held.open === false && held.reason).toBe(`the last run waited for the LLM; it is tried again at ${new Date(NOW.getTime() + 10 * MIN).toISOString()} (backoff after 2 such runs in a row)`);
+    // A daily cap's reset, when later than the backoff, is when the next try is due.
+    const capped = { ...state(NOW) };
+    backOff(capped, NOW, new Date('2026-06-10T00:00:00Z'));
+    expect(capped.retry_at).toBe('2026-06-10T00:00:00.000Z');
+
+    succeeded(waiting, NOW);
+    expect(waiting).toMatchObject({ last_status: 'ok', retry_at: null, retry_count: 0, last_ok_at: NOW.toISOString() });
+  });
+
+  it('counts min_hours from the last run that went through, not from a failed or waiting attempt', () => {
+    const last = new Date(NOW.getTime() - 25 * HOUR);
+    const after = { ...state(last), last_attempt_at: new Date(NOW.getTime() - HOUR).toISOString(), last_status: 'failed' };
+    expect(decide(pending(['2026-06-08'], 50), after, DEFAULTS, NOW, false)).toMatchObject({ open: true, why: 'due' });
+    // A state file from before last_ok_at: its last attempt counts when that went through, else nothing does.
+    const legacy = { ...emptyDreamState(), last_attempt_at: new Date(NOW.getTime() - HOUR).toISOString(), last_status: 'ok' };
+    expect(decide(pending(['2026-06-08'], 50), legacy, DEFAULTS, NOW, false)).toMatchObject({ open: false, gate: 'min_hours' });
+    expect(decide(pending(['2026-06-08'], 50), { ...legacy, last_status: 'failed' }, DEFAULTS, NOW, false)).toMatchObject({ open: true, why: 'due' });
+  });
+});
+
+describe('the journal: skipped days, their late facts and their retry', () => {
+  const OLD = '- 2026-06-05T03:00:00Z · run r-2 · gave up on 2026-06-03..2026-06-03 after 3 tries · skipped=2026-06-03 · watermark=2026-06-03\n';
+  const NEW = '- 2026-06-06T03:00:00Z · run r-3 · gave up on 2026-06-04..2026-06-04 after 2 tries · skipped=2026-06-04 · watermark=2026-06-04 · check=safety · log_facts=1\n';
+  const RETRIED = '- 2026-06-07T03:00:00Z · run r-4 · consolidated 2026-06-03..2026-06-03 · retried=2026-06-03 · watermark=2026-06-04 · pages +1 ~0 · facts 1\n';
+
+  it('reads an old skip line as before, the new tokens, and a retried= after a skip in order', () => {
+    const old = parseJournal(OLD);
+    expect(old.watermark).toBe('2026-06-03');
+    expect([...old.skipped]).toEqual(['2026-06-03']);
+    expect(old.skips.get('2026-06-03')).toEqual({ date: '2026-06-03', at: '2026-06-05T03:00:00Z', run: 'r-2', tries: 3, check: null, logFacts: null });
+    const both = parseJournal(OLD + NEW);
+    expect(both.skips.get('2026-06-04')).toMatchObject({ tries: 2, check: 'safety', logFacts: 1 });
+    const retried = parseJournal(OLD + NEW + RETRIED);
+    expect([...retried.skipped]).toEqual(['2026-06-04']);
+    expect(retried.watermark).toBe('2026-06-04');
+    // Skipped again after its retry: skipped.
+    expect([...parseJournal(OLD + RETRIED + OLD.replace('2026-06-05T', '2026-06-08T')).skipped]).toEqual(['2026-06-03']);
+  });
+
+  it('holds a skipped day for the facts written after it was skipped, never for its own; an old skip line holds none', async () => {
+    const root = await tempDir();
+    await writeTree(root, {
+      'logs/2026-06-03.md': log('2026-06-03', ['- [fact] Skipped with the day ^f-ddddddddd1', '- [fact] Written after, but the old line cannot tell ^f-ddddddddd2']),
+      'logs/2026-06-04.md': log('2026-06-04', ['- [fact] Skipped with the day ^f-ddddddddd3', '- [fact] Written after the skip ^f-ddddddddd4', '- [fact] Written after, then placed ^f-ddddddddd5']),
+      '2_Areas/Facts.md': '# Facts\n\n- Placed [[2026-06-04#^f-ddddddddd5]]\n',
+    });
+    expect(await pendingDates(root, parseJournal(OLD + NEW), '2026-06-09', parseTombstones(''))).toEqual({ dates: ['2026-06-04'], facts: 1 });
+  });
+
+  it('retries the least retried skipped days first, then the oldest, at most max_days (fewer after a failed retry)', () => {
+    const journal = parseJournal(['2026-06-01', '2026-06-02', '2026-06-03'].map((d) => `- note · skipped=${d}\n`).join(''));
+    expect(retryBatch(journal, emptyDreamState(), DEFAULTS)).toEqual(['2026-06-01', '2026-06-02', '2026-06-03']);
+    const tried = { ...emptyDreamState(), skip_retries: { '2026-06-01': 2 } };
+    expect(retryBatch(journal, tried, { ...DEFAULTS, max_days: 2 })).toEqual(['2026-06-02', '2026-06-03']);
+    expect(retryBatch(journal, { ...tried, skip_split: 1 }, DEFAULTS)).toEqual(['2026-06-02']);
+    expect(retryBatch(parseJournal(''), emptyDreamState(), DEFAULTS)).toEqual([]);
   });
 });
 

@@ -21,11 +21,12 @@ const SESSION = '3f9a1c2b-7d4e-4a61-9f0e-2b8c5d6e7f80';
 const entry = (type: 'user' | 'assistant', text: string, at: string): string =>
   JSON.stringify({ type, sessionId: SESSION, cwd: '/home/rui', timestamp: at, message: { role: type, content: type === 'user' ? text : [{ type: 'text', text }] } });
 
-async function setup(script: Step[], files: Record<string, string>): Promise<{ vault: Vault; llm: FakeLlm; dir: string }> {
+async function setup(script: Step[], files: Record<string, string>, config?: string): Promise<{ vault: Vault; llm: FakeLlm; dir: string }> {
   const dir = await tempDir();
   const root = path.join(dir, 'vault');
   await initVault(root);
   await writeTree(dir, files);
+  if (config !== undefined) await writeTree(root, { '.vaultkeeper/config.yaml': config });
   const llm = await startLlm(script);
   const vault = await openVault({
     vault: root,
@@ -161,8 +162,19 @@ describe('LLM extraction', () => {
     expect(result.appended.map((f) => [f.date, f.time, f.source, f.text])).toEqual([['2026-03-01', '12:00', 'ingest/chat.md', 'home city:: Porto']]);
   });
 
-  it('fails with a typed error when the endpoint keeps failing, writing nothing', async () => {
-    const { vault, dir } = await setup([{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }], { 'session.jsonl': transcript });
+  it('falls back to the rules when the endpoint keeps failing (llm.fallback: offline), and says so', async () => {
+    const { vault, llm, dir } = await setup([{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }], { 'session.jsonl': transcript });
+    const result = await ingestFiles(vault, [path.join(dir, 'session.jsonl')]);
+    expect(result).toMatchObject({ mode: 'llm', llm_calls: 0, facts: 2 });
+    expect(result.fallback).toMatch(/^the LLM cannot be used \(.*HTTP 500.*\); rule-based extraction instead \(llm\.fallback: offline\)$/);
+    const offline = await ingestFiles(vault, [path.join(dir, 'session.jsonl')], { offline: true });
+    expect(offline).toMatchObject({ mode: 'rules', fallback: null, facts: 0, duplicates: 2 });
+    // One call, tried llm.max_attempts (4) times; the rules need none.
+    expect(llm.requests).toHaveLength(4);
+  });
+
+  it('fails with a typed error when the endpoint keeps failing and llm.fallback is wait, writing nothing', async () => {
+    const { vault, dir } = await setup([{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }], { 'session.jsonl': transcript }, 'llm:\n  fallback: wait\n');
     const error = await ingestFiles(vault, [path.join(dir, 'session.jsonl')]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VaultkeeperError);
     expect((error as VaultkeeperError).code).toBe('VK_LLM_REQUEST');

@@ -135,10 +135,21 @@ describe('session watcher', () => {
     expect(await factCounts(fx.root)).toEqual({ 'Prefers dark roast coffee': 1, 'Prefers green tea in the evening': 1 });
   });
 
-  it('keeps its offsets when the endpoint is down, and extracts on the next pass', async () => {
+  it('falls back to the rules when the endpoint is down (llm.fallback: offline), and says so', async () => {
+    const llm = await startLlm([], { fallback: { status: 503 } });
+    const fx = await fixture({ VAULTKEEPER_LLM_BASE_URL: llm.baseUrl, VAULTKEEPER_LLM_MODEL: 'fake-model' });
+    await write(fx.file, line('I live in Porto', '2026-06-09T10:00:00Z'), 'write');
+    const result = await scanSessions(await fx.open(), { now: NOW });
+    expect(result).toMatchObject({ facts: 1, errors: [], llm_calls: 0, fallback: expect.stringMatching(/^the LLM cannot be used \(.*HTTP 503.*\); rule-based extraction instead/) });
+    expect(llm.requests).toHaveLength(4);
+    expect(await factCounts(fx.root)).toEqual({ 'home city:: Porto': 1 });
+  });
+
+  it('keeps its offsets when the endpoint is down and llm.fallback is wait, and extracts on the next pass', async () => {
     // The executor tries a call llm.max_attempts (4) times: four failures make the pass fail.
     const llm = await startLlm([{ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { text: JSON.stringify({ facts: [{ category: 'fact', text: 'home city:: Porto', confidence: 1 }] }) }]);
     const fx = await fixture({ VAULTKEEPER_LLM_BASE_URL: llm.baseUrl, VAULTKEEPER_LLM_MODEL: 'fake-model' });
+    await writeTree(fx.root, { '.vaultkeeper/config.yaml': 'timezone: UTC\nextract:\n  idle_minutes: 10\nllm:\n  fallback: wait\n' });
     await write(fx.file, line('I live in Porto', '2026-06-09T10:00:00Z'), 'write');
     const failed = await scanSessions(await fx.open(), { now: NOW });
     expect(failed.facts).toBe(0);

@@ -34,7 +34,7 @@ const PAGE = [
   '',
 ].join('\n');
 const LOG = ['# 2026-05-01', '', '## 08:00 · cli', '- [preference] Prefers a double ristretto #coffee ^f-aaaaaaaaaa', '- [fact] Owns a grinder ^f-bbbbbbbbbb', ''].join('\n');
-const JOURNAL = { watermark: null, skipped: new Set<string>() };
+const JOURNAL = { watermark: null, skipped: new Set<string>(), skips: new Map() };
 
 async function setUp(): Promise<{ projector: ChunkProjector; files: ChunkFile[] }> {
   const root = await tempDir();

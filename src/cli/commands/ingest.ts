@@ -27,12 +27,14 @@ export async function run(files: string[], opts: IngestCliOptions, globals: Glob
     });
     return;
   }
-  const extractor = result.mode === 'llm' ? `the LLM (${plural(result.llm_calls, 'call')})` : 'the offline rules';
+  const extractor =
+    result.mode === 'rules' ? 'the offline rules' : result.fallback === null ? `the LLM (${plural(result.llm_calls, 'call')})` : `the LLM (${plural(result.llm_calls, 'call')}) and the offline rules`;
   printLine(
     `ingested ${plural(result.files, 'file')}: ${plural(result.turns, 'turn')}, ${plural(result.candidates, 'candidate turn')}, ${plural(result.facts, 'new fact')} by ${extractor}`,
   );
   for (const fact of appended) printLine(`${fact.id}\t${fact.path}:${fact.line}\t[${fact.category}] ${fact.text}`);
   if (result.duplicates > 0) note(`${plural(result.duplicates, 'fact')} already in the log from the same transcript, not appended again`);
   if (result.skipped_lines > 0) note(`${plural(result.skipped_lines, 'line')} of the transcripts could not be read and were skipped`);
+  if (result.fallback !== null) note(`${result.fallback}`);
   if (result.invalid_replies > 0) note(`${plural(result.invalid_replies, 'LLM reply', 'LLM replies')} were not valid JSON; the rules read those turns instead`);
 }

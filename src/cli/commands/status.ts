@@ -19,6 +19,7 @@ export async function run(opts: { json?: boolean; dashboard?: boolean }, globals
   printLine(`vault      ${status.vault}`);
   printLine(`watermark  ${status.watermark ?? '(none yet)'}${status.skipped.length > 0 ? `  (skipped: ${status.skipped.join(', ')})` : ''}`);
   printLine(`pending    ${status.pending_days} days, ${status.facts_pending} facts${status.pending_days > 0 ? ` (${status.pending[0]}..${status.pending.at(-1)})` : ''}`);
+  for (const day of status.skipped_days) printLine(`skipped    ${day.date}${day.at === null ? '' : ` (given up ${clock(day.at, status.time_zone)})`}: ${day.reason}; retry with \`vaultkeeper dream --retry-skipped\``);
   printLine(`dream      last ${status.dream.last_status ?? 'never'}${status.dream.last_run ? ` (${status.dream.last_run})` : ''}`);
   printLine(`           ${dreamLine(status.dream, status.time_zone)}`);
   if (status.dream.opens !== null) printLine(`           opens with ${status.dream.opens}`);
