@@ -29,6 +29,14 @@ export const ConfigSchema = z
       .refine(isTimeZone, 'must be an IANA time zone such as Europe/Lisbon, or "system"')
       .default('system')
       .describe('Time zone that decides which daily log a fact lands in. "system" uses the machine\'s zone.'),
+    owner: z
+      .string()
+      .trim()
+      .min(1)
+      .max(80)
+      .nullable()
+      .default(null)
+      .describe('The name of the person whose memory this is: the dream writes "I" in a fact with no speaker as this name ("I adopted a pup" → "Sam adopted a pup") and files it on their page. null: first person is kept as said.'),
     git: z
       .strictObject({
         author_name: z.string().min(1).optional().describe('Author of vaultkeeper\'s commits. Default: git\'s user.name, else "vaultkeeper".'),

@@ -1,15 +1,24 @@
 /**
  * Bounded pages: a generated page past about 16 KB or 200 lines splits. Its cited statements move to
- * part pages by period (`Moments 2023-05.md`, then by day, then numbered when one day alone is too
- * long), and the page becomes a hub that keeps its lead (current values, commitments, conflicts,
- * history) and links its parts under `## Parts`; notes and mentions that later reach a hub go on to the
- * part of their period at the level its parts were split at (a hub of day parts to the day's part), and on
- * a hub of numbered parts to its last part, or a new one when that is full. Only pages with a `type` (the dream's own) split; lines a person wrote without citations stay
- * where they are.
+ * part pages by subject first (`Caroline — Family.md`, the subject a statement's words name, topics.ts),
+ * then, a subject too long for one page, by month (`Caroline — Family 2023-05.md`), then by day, then
+ * numbered when one day alone is too long; one subject holding everything splits by month at once (a hub
+ * split by month before subjects existed keeps its month parts). The page becomes a hub that keeps its lead
+ * (current values, commitments, conflicts, history) and links its parts under `## Parts`; notes and
+ * mentions that later reach a hub go on to the part of their subject or period at the level its parts were
+ * split at (a hub of day parts to the day's part), and on a hub of numbered parts to its last part, or a
+ * new one when that is full. Only pages with a `type` (the dream's own) split; lines a person wrote
+ * without citations stay where they are.
  */
 import path from 'node:path';
-import { isItem, Page, type Section } from './page.js';
-import { citedDates, citedIds } from '../text/citation.js';
+import { isItem, itemBody, Page, type Section } from './page.js';
+import { citedDates, citedIds, withoutCitations } from '../text/citation.js';
+import { TOPICS, topicOf } from './topics.js';
+
+/** The subject part of statements no subject's words name. */
+export const OTHER_TOPIC = 'Other';
+/** Statements a subject needs for a part of its own when a page splits by subject. */
+const MIN_SUBJECT_PART = 6;
 import { byText } from '../text/compare.js';
 
 /** Split below the stated bound, so a part that grows by one batch still stays under it. */
@@ -23,14 +32,21 @@ const tooLong = (page: Page): boolean => {
   return Buffer.byteLength(text) > SPLIT_BYTES || text.split('\n').length > SPLIT_LINES;
 };
 
-type Level = 'month' | 'day' | 'chunk';
+type Level = 'subject' | 'month' | 'day' | 'chunk';
 
-const levelOf = (page: Page): Level => (/\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : 'month');
-const finer = (level: Level): Level => (level === 'month' ? 'day' : 'chunk');
+/** A part of one subject: `Caroline — Family`. */
+const SUBJECT_PART_RE = new RegExp(` — (?:${[...TOPICS, OTHER_TOPIC].join('|')})$`);
+
+const levelOf = (page: Page): Level =>
+  /\d{4}-\d{2}-\d{2}/.test(page.title) ? 'chunk' : /\d{4}-\d{2}$/.test(page.title) ? 'day' : SUBJECT_PART_RE.test(page.title) ? 'month' : 'subject';
+const finer = (level: Level): Level => (level === 'subject' ? 'month' : level === 'month' ? 'day' : 'chunk');
 /** A hub: its notes belong in its parts, whatever its size. */
 const isHub = (page: Page): boolean => page.headingIndex('Parts') >= 0 && page.property('type') !== null;
-/** The sections whose cited items move to parts: the rest is the hub's lead. */
-const MOVING: readonly Section[] = ['Notes', 'Mentions'];
+/**
+ * The sections whose cited items move to parts: the rest (current values, open commitments, conflicts) is
+ * the hub's lead. Past commitments and History grow with time as Notes do, so they move too.
+ */
+const MOVING: readonly Section[] = ['Notes', 'Past commitments', 'History', 'Mentions'];
 
 export function boundPages(pages: Map<string, Page>): void {
   for (const page of [...pages.values()].sort((a, b) => byText(a.rel, b.rel))) {
@@ -49,6 +65,7 @@ function partsLevel(hub: Page): Level | null {
   const base = escapeRe(hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, ''));
   const titles = hub.sectionLines('Parts').map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1] ?? '');
   const levels: Array<[Level, RegExp]> = [
+    ['subject', new RegExp(`^${escapeRe(hub.title)}${SUBJECT_PART_RE.source}`)],
     ['month', new RegExp(`^${base} \\d{4}-\\d{2}$`)],
     ['day', new RegExp(`^${base} \\d{4}-\\d{2}-\\d{2}$`)],
     ['chunk', new RegExp(`^${escapeRe(hub.title)} \\(\\d+\\)$`)],
@@ -57,6 +74,7 @@ function partsLevel(hub: Page): Level | null {
 }
 
 function periodOf(line: string, level: Level, ordinal: number): string {
+  if (level === 'subject') return topicOf(withoutCitations(itemBody(line))) ?? OTHER_TOPIC;
   const date = citedDates(line)[0] ?? '0000-00-00';
   if (level === 'month') return date.slice(0, 7);
   if (level === 'day') return date;
@@ -75,16 +93,25 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
     const key = periodOf(hub.lines[i]!, level, n);
     byPart.set(key, [...(byPart.get(key) ?? []), { section, line: hub.lines[i]! }]);
   });
+  if (level === 'subject') {
+    // A subject earns a part of its own once it has a few statements (or has its part already); the rest
+    // share the Other part, so a hub does not list a dozen parts of one line each.
+    for (const [key, lines] of [...byPart]) {
+      if (key === OTHER_TOPIC || lines.length >= MIN_SUBJECT_PART || pages.has(partRel(hub, `${hub.title} — ${key}`))) continue;
+      byPart.delete(key);
+      byPart.set(OTHER_TOPIC, [...(byPart.get(OTHER_TOPIC) ?? []), ...lines]);
+    }
+  }
   // One period holding everything cannot be split by period: go one level finer.
   if (byPart.size === 1 && level !== 'chunk' && !hasParts) {
     split(pages, hub, finer(level), false);
     return;
   }
   takeOut(hub, moving);
-  const base = level === 'chunk' ? hub.title : hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, '');
+  const base = level === 'chunk' || level === 'subject' ? hub.title : hub.title.replace(/ \d{4}-\d{2}(?:-\d{2})?$/, '');
   for (const [key, lines] of [...byPart.entries()].sort(([a], [b]) => byText(a, b))) {
-    const title = level === 'chunk' ? `${base} (${key})` : `${base} ${key}`;
-    const rel = path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
+    const title = level === 'chunk' ? `${base} (${key})` : level === 'subject' ? `${base} — ${key}` : `${base} ${key}`;
+    const rel = partRel(hub, title);
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
     for (const { section, line } of lines) part.append(section, line);
     hub.link('Parts', title);
@@ -92,6 +119,8 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
     else if (tooLong(part)) split(pages, part, finer(level), false);
   }
 }
+
+const partRel = (hub: Page, title: string): string => path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);
 
 function takeOut(hub: Page, moving: ReadonlyArray<{ i: number }>): void {
   for (const i of moving.map((m) => m.i).sort((a, b) => b - a)) hub.lines.splice(i, 1);

@@ -28,6 +28,8 @@ export interface ConsolidationInput {
   dates: string[];
   facts: Fact[];
   tombstones: TombstoneSet;
+  /** The vault owner's name (config `owner`): who "I" is in a fact with no speaker label; null leaves "I". */
+  owner?: string | null;
   now: Date;
   signal: AbortSignal;
   /** Search over the vault's index (read only). */

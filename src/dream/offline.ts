@@ -28,7 +28,7 @@ import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { boundPages } from './bound.js';
 import { sectionNotes, type Subjects } from './sections.js';
-import { dueDate, dueOf, isCommitment } from './commitments.js';
+import { dueDate, dueOf, isCommitment, mayCommit } from './commitments.js';
 import { flagConflict, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
 import { canonical, recognizeEntities, speakerOf, type Entity, type EntityType, type Mention } from './entities.js';
@@ -37,6 +37,12 @@ import { addMention, isMention, markDisputed, markSuperseded } from './mentions.
 import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 import { byText } from '../text/compare.js';
+import { writeLead } from './lead.js';
+import { gatherStatements, type Gathered } from './gather.js';
+import { pageOwners } from './ownership.js';
+import { TOPICS, topicOf } from './topics.js';
+import { fileChatter, isRecordPage } from './records.js';
+import { sayAll, type Said } from './said.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -55,15 +61,15 @@ const ENTITY_ZONE: Record<EntityType, string> = { person: '3_Personal', project:
 
 const CATEGORY_PAGE: Record<Category, string> = {
   preference: 'Preferences',
-  relationship: 'Relationships',
+  relationship: 'People',
   moment: 'Moments',
   principle: 'Principles',
   decision: 'Decisions',
   commitment: 'Commitments',
-  fact: 'Facts',
-  entity: 'Entities',
+  fact: 'General',
+  entity: 'General',
   skill: 'Skills',
-  correction: 'Facts',
+  correction: 'General',
 };
 
 /** An entity or a tag group gets a page of its own once this many facts of the batch name it. */
@@ -105,23 +111,40 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   removeForgotten(pages, input.tombstones);
   resolveConflicts(pages.values());
 
-  const facts = [...input.facts].sort((a, b) => byText(a.date, b.date) || a.line - b.line);
+  const all = [...input.facts].sort((a, b) => byText(a.date, b.date) || a.line - b.line);
+  const said = await sayAll(all, input.owner ?? null);
+  const saidOf = (fact: Fact): Said => said.get(fact.id)!;
+  // Small talk is cited from its record page, never stated on an entity's (records.ts).
+  const facts = all.filter((f) => !saidOf(f).chatter || subjectOf(f.text) !== null);
+  const open = (rel: string, make: () => Page): Page => {
+    const held = pages.get(rel);
+    if (held !== undefined) return held;
+    const page = make();
+    pages.set(rel, page);
+    return page;
+  };
   const routing = await planRouting(pages, facts);
+  const stated = new StatementIndex(pages);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
   const mark = (page: Page, date: string): void => {
     if ((touched.get(page) ?? '') < date) touched.set(page, date);
   };
+  const content = new Set(facts);
+  const chatter = all.filter((f) => !content.has(f));
+  for (const [page, date] of fileChatter(chatter.map((fact) => ({ fact, speaker: saidOf(fact).speaker })), open)) mark(page, date);
   const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
   for (const fact of facts) {
     input.signal.throwIfAborted();
     const keyed = subjectOf(fact.text);
-    const due = keyed === null ? await dueDate(fact) : null;
+    const due = keyed === null && mayCommit(fact) ? await dueDate(fact) : null;
     const plan = routing.route(fact, keyed?.key ?? null);
-    const at = keyed === null ? placeStatement(pages, plan, fact, isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    const at = keyed === null ? placeStatement(stated, plan, fact, saidOf(fact).text, isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    if (keyed !== null) routing.holds(keyed.key, at.page);
     mark(at.page, fact.date);
     placed.push({ page: at.page, fact, others: plan.others, line: at.line });
   }
+  const gathered = await gatherOnNewPages(input.root, pages, mark);
   // Links last, once the batch has made its pages: a name links to a page that exists, and no page is
   // made only to be linked (it would hold no statement of its own).
   for (const { page, fact, others, line } of placed) {
@@ -129,7 +152,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     if (line !== null) {
       // A duplicate later in the batch may have added its citation to the line since.
       const index = page.lines.findIndex((l) => l.startsWith(line) && citedIds(l).includes(fact.id));
-      if (index >= 0) page.lines[index] = page.lines[index]!.replace(fact.text, linked(fact.text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
+      const text = saidOf(fact).text;
+      if (index >= 0) page.lines[index] = page.lines[index]!.replace(text, linked(text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
     }
     for (const { entity, target } of linkable) {
       target.link('Related', page.title);
@@ -151,9 +175,15 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     if (page.property('type') !== null) page.setProperty('updated', date);
   }
   boundPages(pages);
-  const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null);
+  const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
   const subjects = await noteSubjects(input.root, grouped, facts);
   for (const page of grouped) sectionNotes(page, subjects);
+  const partsOf = (hub: Page): Page[] =>
+    hub
+      .sectionLines('Parts')
+      .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
+      .flatMap((title) => [...pages.values()].filter((p) => title !== undefined && p.title === title && p.property('part_of') !== null));
+  for (const page of grouped) writeLead(page, partsOf);
 
   let written = 0;
   const notRewritten: string[] = [];
@@ -174,8 +204,9 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     input.onEvent?.({ type: 'page', path: page.rel, action: page.isNew ? 'created' : 'updated' });
   }
   const outside = notRewritten.length === 0 ? '' : `; not rewritten (a link out of the vault): ${notRewritten.join(', ')}`;
+  const moved = gathered.length === 0 ? '' : `; moved ${gathered.reduce((n, g) => n + g.lines, 0)} statements to the pages of their entity: ${gathered.map((g) => `${g.lines} from ${g.from} to ${g.to}`).join(', ')}`;
   return {
-    summary: `placed ${facts.length} facts on ${written} pages; ${conflicts.length} conflicts flagged${outside}`,
+    summary: `placed ${facts.length} facts on ${written} pages (${chatter.length} of them small talk, on record pages); ${conflicts.length} conflicts flagged${moved}${outside}`,
     conflicts,
     notRewritten,
     llm: { calls: 0, tokens: 0 },
@@ -194,17 +225,44 @@ async function noteSubjects(root: string, pages: readonly Page[], batch: readonl
     for (const i of page.sectionLines('Notes')) for (const m of page.lines[i]!.matchAll(CITATION_RE)) if (!known.has(m[2]!)) dates.add(m[1]!);
   }
   for (const date of [...dates].sort()) for (const fact of (await readLog(root, date)).facts) if (!known.has(fact.id)) known.set(fact.id, fact);
-  const subjectOfFact = (fact: Fact, page: Page): string => {
+  // A note's tag says what it is about; else the words of its statement do (topics.ts); else its category.
+  const subjectOfFact = (fact: Fact, page: Page, line: string): string => {
     const tag = fact.tags[0];
-    return tag !== undefined && normalizeText(titleOf(tag)) !== normalizeText(page.title) ? titleOf(tag) : CATEGORY_PAGE[fact.category];
+    if (tag !== undefined && normalizeText(titleOf(tag)) !== normalizeText(page.title)) return titleOf(tag);
+    return topicOf(withoutCitations(itemBody(line))) ?? CATEGORY_PAGE[fact.category];
   };
   return {
     of(line, page) {
       const fact = known.get(citedIds(line)[0] ?? '');
-      return fact === undefined ? null : subjectOfFact(fact, page);
+      return fact === undefined ? null : subjectOfFact(fact, page, line);
     },
-    titles: new Set([...Object.values(CATEGORY_PAGE), ...[...known.values()].flatMap((f) => f.tags.map(titleOf))]),
+    titles: new Set([...Object.values(CATEGORY_PAGE), ...TOPICS, ...[...known.values()].flatMap((f) => f.tags.map(titleOf))]),
   };
+}
+
+/**
+ * Entity pages this run made gather the statements about their entity that earlier runs filed on other
+ * pages of the dream's (gather.ts). A person's own pages are never a source: who made a page is read from
+ * the tree's history.
+ */
+async function gatherOnNewPages(root: string, pages: Map<string, Page>, mark: (page: Page, date: string) => void): Promise<Gathered[]> {
+  const made = [...pages.values()].filter((p) => p.isNew && ENTITY_TYPES.has(p.property('type') ?? '') && p.property('part_of') === null).sort((a, b) => byText(a.rel, b.rel));
+  if (made.length === 0) return [];
+  const older = [...pages.values()].filter((p) => !p.isNew && !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel) && !isRecordPage(p.rel) && p.property('type') !== null);
+  const owners = await pageOwners(root, older.map((p) => p.rel));
+  const sources = older.filter((p) => owners.get(p.rel) === 'dream').sort((a, b) => byText(a.rel, b.rel));
+  const out: Gathered[] = [];
+  for (const target of made) {
+    const moved = gatherStatements(target, [target.title, ...listProperty(target.property('aliases'))], sources);
+    for (const g of moved) {
+      const from = pages.get(g.from)!;
+      const newest = from.lines.flatMap((l) => citedDates(l)).sort().at(-1) ?? '';
+      mark(from, newest);
+      mark(target, newest);
+    }
+    out.push(...moved);
+  }
+  return out;
 }
 
 /** Open commitments whose due date is before today move to Past commitments. True when one moved. */
@@ -240,6 +298,8 @@ interface Routing {
   route(fact: Fact, subjectKey: string | null): Plan;
   /** The page an entity has, if any (never makes one: a link goes only to a page that exists). */
   pageOf(entity: Entity): Page | undefined;
+  /** Says that `page` now holds a value of the keyed subject, so later values of it go there. */
+  holds(subjectKey: string, page: Page): void;
 }
 
 /**
@@ -252,9 +312,19 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
   // starts a live page again under the same name, and links resolve to that one (the shorter path).
+  // By normalized title, the first by path; rebuilt when a page is added (a lookup per fact must not scan every page).
+  let titles = new Map<string, Page>();
+  let titled = -1;
   const byName = (name: string): Page | undefined => {
-    const want = normalizeText(name);
-    return [...pages.values()].filter((p) => !isGeneratedPage(p.rel) && !p.rel.startsWith(ARCHIVE_DIR) && normalizeText(p.title) === want).sort((a, b) => byText(a.rel, b.rel))[0];
+    if (titled !== pages.size) {
+      titles = new Map();
+      for (const p of [...pages.values()].sort((a, b) => byText(a.rel, b.rel))) {
+        const key = normalizeText(p.title);
+        if (!isGeneratedPage(p.rel) && !p.rel.startsWith(ARCHIVE_DIR) && !titles.has(key)) titles.set(key, p);
+      }
+      titled = pages.size;
+    }
+    return titles.get(normalizeText(name));
   };
   // Entities that already have a page, by title and alias.
   const known = new Map<string, Entity>();
@@ -370,13 +440,20 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
     }
     return create(`${ENTITY_ZONE[entity.type]}/${title}.md`, title, entity.type, [], canon.aliases.get(entity.key) ?? [], date);
   };
+  // The page whose Current holds each keyed subject (the first by path), kept as the batch places values.
+  const currentOf = new Map<string, Page>();
+  for (const page of live()) {
+    for (const i of page.sectionLines('Current')) {
+      const key = subjectOf(itemBody(page.lines[i]!))?.key;
+      if (key !== undefined && !currentOf.has(key)) currentOf.set(key, page);
+    }
+  }
   type Target = { page: Page } | { entity: Entity } | { topic: ReturnType<typeof groupTitle> } | { category: string };
   /** Where a fact goes, decided without making any page (so a whole batch can be weighed first). */
   const decide = (fact: Fact, subjectKey: string | null, main: Mention | undefined): Target => {
     if (subjectKey !== null) {
-      for (const page of live()) {
-        if (page.sectionLines('Current').some((i) => subjectOf(itemBody(page.lines[i]!))?.key === subjectKey)) return { page };
-      }
+      const page = currentOf.get(subjectKey);
+      if (page !== undefined) return { page };
     }
     const tag = fact.tags[0];
     const ownTagPage = tag === undefined ? undefined : byName(titleOf(tag));
@@ -408,6 +485,9 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
 
   return {
     pageOf: (entity) => byName(fileTitle(entity.name)),
+    holds(subjectKey, page) {
+      if (!currentOf.has(subjectKey)) currentOf.set(subjectKey, page);
+    },
     route(fact, subjectKey) {
       const list = mentions.get(fact.id) ?? [];
       const main = mainOf(fact);
@@ -451,26 +531,57 @@ function linked(text: string, others: readonly Entity[], titles: (e: Entity) => 
 }
 
 /**
+ * Where each statement already stands, by its normalized text: found once per run instead of scanning every
+ * page for every fact (that scan grew with the square of a backlog). Lines in Conflicts, Mentions, Related
+ * and Parts are not statements; keyed lines have their own rule (placeKeyed).
+ */
+class StatementIndex {
+  private readonly at = new Map<string, Page>();
+
+  constructor(pages: ReadonlyMap<string, Page>) {
+    for (const page of [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel) && !isRecordPage(p.rel)).sort((a, b) => byText(a.rel, b.rel))) {
+      page.lines.forEach((line, i) => {
+        const key = this.keyOf(page, line, i);
+        if (key !== null && !this.at.has(key)) this.at.set(key, page);
+      });
+    }
+  }
+
+  private keyOf(page: Page, line: string, i: number, code = page.codeLines()): string | null {
+    if (!isItem(line) || code.has(i) || subjectOf(itemBody(line)) !== null || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? '')) return null;
+    return statementKey(line);
+  }
+
+  /** The page and line holding a statement of this key (a page may have moved lines since), or null. */
+  find(key: string): { page: Page; index: number } | null {
+    const page = this.at.get(key);
+    if (page === undefined) return null;
+    const code = page.codeLines();
+    const index = page.lines.findIndex((l, i) => this.keyOf(page, l, i, code) === key);
+    return index < 0 ? null : { page, index };
+  }
+
+  add(key: string, page: Page): void {
+    if (!this.at.has(key)) this.at.set(key, page);
+  }
+}
+
+/**
  * A statement already on a page (the same normalized text, whatever its tags) gets the new citation on
  * its line; only a new statement goes to the page it routes to. `due` is set for a commitment ('' when
  * it names no date). Returns the page that holds the statement, and the line when it is a new one.
  */
-function placeStatement(pages: Map<string, Page>, plan: Plan, fact: Fact, due: string | null): { page: Page; line: string | null } {
-  const key = statementKey(fact.text);
-  const holding = (page: Page): number => {
-    const code = page.codeLines();
-    return page.lines.findIndex((l, i) => !code.has(i) && isItem(l) && statementKey(l) === key && subjectOf(itemBody(l)) === null && !['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? ''));
-  };
-  // The page the fact routes to first, then the others in a fixed order.
-  const candidates = [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => Number(b === plan.page) - Number(a === plan.page) || byText(a.rel, b.rel));
-  for (const page of candidates) {
-    const index = holding(page);
-    if (index < 0) continue;
+function placeStatement(stated: StatementIndex, plan: Plan, fact: Fact, text: string, due: string | null): { page: Page; line: string | null } {
+  const key = statementKey(`- ${text}`);
+  const held = stated.find(key);
+  if (held !== null) {
+    const { page, index } = held;
     if (!citedIds(page.lines[index]!).includes(fact.id)) page.lines[index] = `${page.lines[index]!.trimEnd()} ${cite(fact)}`;
     return { page, line: null };
   }
-  const line = due === null ? `- ${fact.text} ${cite(fact)}` : `- ${fact.text}${due === '' ? '' : ` (due ${due})`} ${cite(fact)}`;
+  const line = due === null ? `- ${text} ${cite(fact)}` : `- ${text}${due === '' ? '' : ` (due ${due})`} ${cite(fact)}`;
   plan.page.append(due === null ? 'Notes' : 'Open commitments', line);
+  stated.add(key, plan.page);
   return { page: plan.page, line };
 }
 

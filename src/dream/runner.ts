@@ -442,6 +442,7 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
       dates: input.dates,
       facts: input.facts,
       tombstones: input.tombstones,
+      owner: ctx.config.owner,
       now: input.now,
       signal: controller.signal,
       search: deps.search,

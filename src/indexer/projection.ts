@@ -141,7 +141,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
     statementCount += statements.length;
     for (const statement of statements) {
       // A line of nothing but links ("- [[Ana 2026-05]]" under Parts or Related) is navigation: the pages it names are searched themselves.
-      if (onlyStopWords(statement.text.replace(LINK_RE, ' '))) continue;
+      if (onlyStopWords(statement.text.replace(LINK_RE, ' ')) || PART_OF_RE.test(statement.text.trim())) continue;
       // Every citation holds `#^`: most statements have none, and skip the scans for them.
       const cites = statement.text.includes('#^');
       const citations = cites ? [...new Set(citedInLine(statement.text))].filter((id) => chunk.citations.includes(id)) : [];
@@ -257,6 +257,9 @@ function newestDate(lines: readonly string[], tombstones: TombstoneSet): string 
   }
   return date;
 }
+
+/** A part page's line naming its hub ("Part of [[Caroline]]."): navigation, like a list of links. */
+const PART_OF_RE = /^Part of \[\[[^\]]+\]\]\.?$/;
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 /** A date as the words a question uses for it: "8 May 2023". */

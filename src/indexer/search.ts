@@ -162,7 +162,7 @@ export async function search(
     query: parsed,
   });
   const current = await supersede(store, scored, where);
-  const results = bound(rank(toUnits(current)), k, options).map(toResult);
+  const results = bound(distinct(rank(toUnits(current))), k, options).map(toResult);
   if (options.recordRecall ?? true) await recordSearch(ctx, query, options, results);
   return results;
 }
@@ -254,6 +254,24 @@ function rank(units: Unit[]): Unit[] {
       a.line - b.line,
   );
   return keyed.map((entry) => entry.unit);
+}
+
+/**
+ * One fact, one slot (issue 25): a statement whose facts a better result already shows (a MEMORY.md line
+ * and the page line it repeats, a page's lead and the note it quotes, a mention and its statement, a fact
+ * and the page line citing it) is left out; a unit keeps its members that add a fact.
+ */
+function distinct(units: readonly Unit[]): Unit[] {
+  const shown = new Set<string>();
+  const out: Unit[] = [];
+  for (const unit of units) {
+    const ids = (m: Scored): string[] => (m.hit.kind === 'fact' ? [m.hit.id] : m.hit.citations);
+    const members = unit.members.filter((m) => ids(m).length === 0 || ids(m).some((id) => !shown.has(id)));
+    if (members.length === 0) continue;
+    for (const m of members) for (const id of ids(m)) shown.add(id);
+    out.push(members.length === unit.members.length ? unit : { members, score: unit.score });
+  }
+  return out;
 }
 
 /**

@@ -5,6 +5,7 @@
  * section: one unit covers them for about the characters of its best lines, and k bounds the read.
  */
 import { withoutCitations } from '../text/citation.js';
+import { dateWords } from '../text/date-words.js';
 import type { Hit } from './store.js';
 
 export interface Scored {
@@ -68,15 +69,24 @@ export function toUnits(scored: readonly Scored[]): Unit[] {
 
 /**
  * What a result shows of a row: a fact's text; a page or core statement without its inline citations, which the
- * result carries apart (`citations`, per statement too), so a reading budget is spent on what the lines say.
+ * result carries apart (`citations`, per statement too), so a reading budget is spent on what the lines say,
+ * followed by the date it was said.
  */
-export function shownText(hit: Pick<Hit, 'kind' | 'text'>): string {
-  return hit.kind === 'fact' ? hit.text : withoutCitations(hit.text);
+export function shownText(hit: Pick<Hit, 'kind' | 'text' | 'date'>, dated = true): string {
+  if (hit.kind === 'fact') return hit.text;
+  const own = withoutCitations(hit.text);
+  // A statement that cites shows when it was said (its newest cited log's date, in words), which its
+  // citations no longer show once cut: "when did …" is answered from the result itself.
+  if (!dated || own === hit.text || hit.date === null) return own;
+  const when = dateWords(hit.date);
+  return own.includes(when) ? own : `${own} (${when})`;
 }
 
-/** The unit's text as shown: its statements in line order, one after another. */
+/** The unit's text as shown: its statements in line order, one after another, with the date they were said. */
 export function unitText(members: readonly Scored[]): string {
-  return inLineOrder(members).map((m) => shownText(m.hit)).join('\n');
+  // Lines of one day in a row show their date once, after the last of them.
+  const lines = inLineOrder(members);
+  return lines.map((m, i) => shownText(m.hit, lines[i + 1]?.hit.date !== m.hit.date || withoutCitations(lines[i + 1]!.hit.text) === lines[i + 1]!.hit.text)).join('\n');
 }
 
 export function inLineOrder(members: readonly Scored[]): Scored[] {

@@ -42,7 +42,10 @@ function expectShownLines(r: SearchResult, page: string): void {
   const lines = page.split('\n');
   const cited = (text: string): string[] => [...text.matchAll(/\^(f-[0-9a-z]+)\]\]/g)].map((m) => m[1]!);
   const shown = r.statements.map((s) => lines.slice(s.line - 1, s.line_end).join('\n'));
-  expect(r.text).toBe(shown.map((text) => text.replace(/\s*\[\[\d{4}-\d{2}-\d{2}#\^f-[0-9a-z]+\]\]/g, '')).join('\n'));
+  // A statement that cites shows the date it was said after it (once for lines of one day in a row).
+  const undated = r.text.replace(/ \(\d{1,2} [A-Z][a-z]+ \d{4}\)$/gm, '');
+  expect(undated).toBe(shown.map((text) => text.replace(/\s*\[\[\d{4}-\d{2}-\d{2}#\^f-[0-9a-z]+\]\]/g, '')).join('\n'));
+  if (r.citations.length > 0) expect(r.text).toMatch(/ \(\d{1,2} [A-Z][a-z]+ \d{4}\)$/);
   expect(r.text).not.toContain('#^f-');
   expect(r.statements.map((s) => s.citations)).toEqual(shown.map(cited));
   expect(r.line).toBe(r.statements[0]!.line);
@@ -210,7 +213,7 @@ describe('a bounded read', () => {
     expect(page).toMatchObject({
       kind: 'page',
       path: '2_Areas/Coffee.md',
-      text: '- Owns a red kettle',
+      text: '- Owns a red kettle (4 June 2026)',
       line: 11,
       line_end: 11,
       statements: [{ line: 11, line_end: 11, citations: ['f-eeeeeeeee2'] }],
@@ -254,7 +257,7 @@ describe('a bounded read', () => {
     for (const r of results) expectShownLines(r, KETTLE_PAGE);
     const shelf = results.find((r) => r.heading_path === 'Kitchen > Shelf')!;
     expect(shelf).toMatchObject({
-      text: '- Owns a red kettle\n- Owns a tin kettle',
+      text: '- Owns a red kettle (4 June 2026)\n- Owns a tin kettle (5 June 2026)',
       line: 8,
       line_end: 10,
       statements: [{ line: 8, line_end: 8, citations: ['f-kkkkkkkkk1'] }, { line: 10, line_end: 10, citations: ['f-kkkkkkkkk3'] }],
@@ -351,7 +354,7 @@ describe('page lines as rows', () => {
     const [byPassage, ...others] = await search('community plot');
     expect(others).toEqual([]);
     expect(byPassage).toMatchObject({
-      text: '- Grows tomatoes and chard\n- Waters them before work',
+      text: '- Grows tomatoes and chard\n- Waters them before work (2 June 2026)',
       line: 9,
       line_end: 10,
       citations: ['f-ggggggggg1', 'f-ggggggggg2'],

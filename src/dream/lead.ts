@@ -1,0 +1,99 @@
+/**
+ * A page's lead (issue 25): the paragraph under its title that tells, before any section, who or what the
+ * page is about, the current values and the few statements that matter most. A reader (or an agent given
+ * one page) learns the essentials from it; a hub, whose statements live in its parts, is never a bare list
+ * of links. Every sentence of it restates cited statements and carries their citations, so the lead makes
+ * no claim of its own. It is the dream's: rewritten on each run that changes the page, found again as the
+ * paragraph right under `# Title` that starts with the title in bold.
+ */
+import { citationsIn, citedDates, withoutCitations } from '../text/citation.js';
+import { monthWords } from '../text/date-words.js';
+import { isItem, itemBody, subjectOf, type Page } from './page.js';
+import { TOPICS, topicOf } from './topics.js';
+import { isMention } from './mentions.js';
+
+/** Statements quoted in a lead, beyond the current values. */
+const LEAD_STATEMENTS = 3;
+/** A statement longer than this is left to its section: the lead stays a short read. */
+const LEAD_STATEMENT_CHARS = 200;
+/** Sections whose items are a page's own statements about its subject. */
+const STATED = new Set(['Notes', 'Open commitments']);
+const TYPE_WORDS: Record<string, string> = { person: 'a person', project: 'a project', organization: 'an organization', place: 'a place', topic: 'a topic' };
+
+interface Stated {
+  body: string;
+  cites: string[];
+  date: string;
+  rank: number;
+}
+
+/**
+ * Rewrites the lead of `page` from its own statements, or, for a hub, from those of its parts (`partsOf`).
+ * Pages without a `type` (a person's own notes) and parts (their hub leads) are left alone.
+ */
+export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
+  const type = page.property('type');
+  if (type === null || !(type in TYPE_WORDS) || page.property('part_of') !== null) return;
+  const title = page.title;
+  const h1 = page.lines.findIndex((l) => l.trim() === `# ${title}` || /^# /.test(l));
+  if (h1 < 0) return;
+  const sources = [page, ...(page.headingIndex('Parts') >= 0 ? partsOf(page) : [])];
+  const stated = sources.flatMap(statementsOf);
+  const current = page.sectionLines('Current').map((i) => page.lines[i]!).filter((l) => isItem(l) && citationsIn(l).length > 0);
+  if (stated.length === 0 && current.length === 0) return;
+  const dates = [...stated.map((s) => s.date), ...current.flatMap((l) => citedDates(l))].filter((d) => d !== '').sort();
+  const span = dates.length === 0 ? '' : monthWords(dates[0]!) === monthWords(dates.at(-1)!) ? ` (${monthWords(dates[0]!)})` : ` (${monthWords(dates[0]!)} to ${monthWords(dates.at(-1)!)})`;
+  const parts: string[] = [`**${title}** is ${TYPE_WORDS[type]} with ${stated.length + current.length} ${stated.length + current.length === 1 ? 'statement' : 'statements'} in this vault${span}.`];
+  for (const line of current) {
+    const keyed = subjectOf(withoutCitations(itemBody(line)).trim());
+    if (keyed === null) continue;
+    parts.push(`${capitalize(keyed.subject)}: ${keyed.value}. ${citationsIn(line).join(' ')}`);
+  }
+  // The statements that say most about the page's own subject: short ones that name it, by subject (health
+  // first), then the newest.
+  const named = type === 'topic' ? stated : stated.filter((s) => s.body.includes(title.split(' ')[0]!));
+  const pool = (named.length > 0 ? named : stated).filter((s) => s.body.length <= LEAD_STATEMENT_CHARS);
+  for (const s of [...pool].sort((a, b) => a.rank - b.rank || b.date.localeCompare(a.date) || a.body.localeCompare(b.body)).slice(0, LEAD_STATEMENTS)) {
+    parts.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
+  }
+  const lead = parts.join(' ');
+  const at = leadLine(page, h1);
+  if (at !== null) {
+    if (page.lines[at] !== lead) page.lines[at] = lead;
+    return;
+  }
+  page.lines.splice(h1 + 1, 0, '', lead);
+}
+
+/** The index of the lead's line under the H1, or null. */
+function leadLine(page: Page, h1: number): number | null {
+  for (let i = h1 + 1; i < page.lines.length; i++) {
+    const line = page.lines[i]!;
+    if (line.trim() === '') continue;
+    return line.startsWith(`**${page.title}** is `) ? i : null;
+  }
+  return null;
+}
+
+function statementsOf(page: Page): Stated[] {
+  const out: Stated[] = [];
+  const code = page.codeLines();
+  page.lines.forEach((line, i) => {
+    if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(page.sectionOf(i) ?? '')) return;
+    const cites = citationsIn(line);
+    if (cites.length === 0) return;
+    const body = withoutCitations(itemBody(line)).trim();
+    if (body === '' || body.endsWith('?')) return;
+    const topic = topicOf(body);
+    out.push({ body, cites, date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
+  });
+  return out;
+}
+
+const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** A statement as a sentence of the lead: capitalized, ending in a stop. */
+function sentence(body: string): string {
+  const text = capitalize(body.trim());
+  return /[.!?…]["”’)]?$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,82 @@
+/**
+ * The dream writes a wiki (issue 25): statements gathered on the page of their entity when that page comes
+ * later (the dream's own lines only, a link left where they stood), a lead on every entity page and hub,
+ * small talk on record pages, navigation never a search result, one fact one result, and a statement's
+ * result showing its date. Real vaults in temp dirs, real git, the built CLI where a person would use it.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Vault } from '../../src/vault/vault.js';
+import { runJson } from '../helpers/cli.js';
+import { makeVault } from '../helpers/indexed-vault.js';
+import { git } from '../helpers/vault.js';
+
+const CONFIG = 'timezone: UTC\nindex:\n  embedder: none\ndream:\n  max_days: 60\n';
+let temp = '';
+beforeAll(async () => {
+  temp = await mkdtemp(path.join(os.tmpdir(), 'vk-dream-wiki-'));
+});
+afterAll(async () => {
+  if (temp !== '') await rm(temp, { recursive: true, force: true });
+});
+
+type Input = { text: string; date: string; category?: string; tags?: string[] };
+
+async function remember(vault: Vault, facts: readonly Input[]): Promise<void> {
+  for (const f of facts) {
+    await vault.remember([{ text: f.text, category: (f.category ?? 'fact') as never, tags: f.tags ?? [] }], { source: 'test', now: new Date(`${f.date}T10:00:00Z`) });
+  }
+}
+
+const read = (vault: Vault, rel: string): Promise<string> => readFile(path.join(vault.root, rel), 'utf8');
+
+describe('a statement filed before its entity had a page moves there', { timeout: 240_000 }, () => {
+  let vault: Vault;
+  let personPage = '';
+  beforeAll(async () => {
+    vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    // One fact names Diego: too few for a page of his own, so it is filed on a topic page.
+    await remember(vault, [
+      { text: 'Diego is allergic to shellfish', date: '2026-03-02' },
+      { text: 'The office moved to the third floor', date: '2026-03-02' },
+    ]);
+    const first = await vault.dream({ force: true, offline: true, now: new Date('2026-03-05T06:00:00Z') });
+    expect(first.status, first.reason).toBe('ok');
+    // A person's own page that also says something about Diego, in their words, committed as theirs.
+    personPage = '# Dinner plans\n\nDiego is allergic to shellfish, so no paella. [[2026-03-02#^f-aaaaaaaaaa]]\n';
+    await writeFile(path.join(vault.root, '2_Areas/Dinner plans.md'), personPage);
+    await git(vault.root, ['add', '-A']);
+    await git(vault.root, ['commit', '-qm', 'my notes']);
+    await remember(vault, [
+      { text: 'Diego works at the harbour clinic', date: '2026-03-10' },
+      { text: 'Diego plays the cello', date: '2026-03-11' },
+      { text: 'Diego lives near the old market', date: '2026-03-12' },
+    ]);
+  }, 120_000);
+
+  it('gathers the earlier statement on the new page, leaves a link, and says so in the commit', async () => {
+    const before = await runJson<{ results: Array<{ kind: string; path: string }> }>(['search', 'shellfish'], { cwd: vault.root });
+    const filedOn = before.results.find((r) => r.kind === 'page' && r.path !== '2_Areas/Dinner plans.md')?.path;
+    expect(filedOn).toBeDefined();
+    expect(filedOn).not.toContain('Diego');
+    const run = await vault.dream({ force: true, offline: true, now: new Date('2026-03-15T06:00:00Z') });
+    expect(run.status, run.reason).toBe('ok');
+    const diego = await read(vault, '3_Personal/Diego.md');
+    expect(diego).toMatch(/^- Diego is allergic to shellfish \[\[2026-03-02#\^f-[0-9a-z]{10}\]\]$/m);
+    expect(diego).toMatch(/^- Diego plays the cello /m);
+    const source = await read(vault, filedOn!);
+    expect(source).not.toContain('shellfish');
+    expect(source).toContain('- → [[Diego]]');
+    expect(run.summary).toMatch(/moved 1 statements? to the pages of their entity: 1 from .* to 3_Personal\/Diego\.md/);
+    const message = await git(vault.root, ['log', '-1', '--format=%B']);
+    expect(message).toContain('moved 1 statement');
+    // A person's page is theirs: not a byte moved.
+    expect(await read(vault, '2_Areas/Dinner plans.md')).toBe(personPage);
+    // Search finds the statement on Diego's page now, and the link is navigation, never a result.
+    const after = await runJson<{ results: Array<{ path: string; text: string }> }>(['search', 'Diego shellfish'], { cwd: vault.root });
+    expect(after.results.map((r) => r.path)).toContain('3_Personal/Diego.md');
+    expect(after.results.some((r) => r.text.includes('→'))).toBe(false);
+  });
+});
