@@ -3,7 +3,7 @@ import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { commitPaths } from '../git/audit.js';
-import { finishInterrupted } from '../git/intent.js';
+import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
@@ -72,6 +72,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
       at,
       ...(options.reason === undefined ? {} : { reason: options.reason }),
     }));
+    // What a crash leaves uncommitted in the tombstones is this command's (intent.ts).
+    if (entries.length > 0) await writeAppendIntent(lock, [TOMBSTONES_FILE]);
     await appendTombstones(lock, entries);
     failpoint('forget:after-append');
     const commit =
@@ -83,6 +85,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
             body: [`Reason: ${options.reason ?? 'none given'}`, '', ...fresh.map((f) => `- ${f.id} (${f.path}:${f.line}): ${f.text}`)].join('\n'),
             paths: [TOMBSTONES_FILE],
           });
+    if (entries.length > 0) await clearIntent(lock);
     return { tombstoned: fresh, already, commit };
   });
 }
