@@ -114,6 +114,12 @@ export const ConfigSchema = z
           .min(12)
           .default(80)
           .describe('Most lines MEMORY.md holds; when the durable facts do not fit, its last line says how many were left out and on which pages.'),
+        adopted_notes: z
+          .enum(['read-only', 'append'])
+          .default('read-only')
+          .describe(
+            'On a vault made with `init --adopt`: "read-only" keeps the notes a person wrote as they are (the dream writes its own pages and links to them); "append" lets the dream add its statements to them, as on any vault.',
+          ),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),

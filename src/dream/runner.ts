@@ -12,14 +12,14 @@ import { withLock, withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { addWorktree, commitScratch, headCommit, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { LlmExecutor } from '../llm/executor.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, proofOfWork, readOnlyNotesKept, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
 import { forgottenLinesGone, removeForgottenLines } from './forgotten.js';
@@ -29,6 +29,7 @@ import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, wr
 import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks } from './page-checks.js';
+import { readOnlyPages } from './ownership.js';
 import { batchKey, readDreamState, writeDreamState } from './state.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
@@ -200,11 +201,13 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     // Every citation the pages hold now must still be somewhere after the run (any consolidator).
     const citedBefore = await pageCitations(tree, tombstones);
+    // A person's notes on an adopted vault, which the consolidator may not write (dream.adopted_notes).
+    const readOnly = await readOnlyPages(tree, ctx.config.dream.adopted_notes);
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
     };
-    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
+    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, now, emit, reset }, result);
     result.llm = consolidated.llm;
     result.summary = consolidated.summary;
     if ((consolidated.notRewritten ?? []).length > 0) result.outside = consolidated.notRewritten;
@@ -223,7 +226,6 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
-    const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
     // for a page linked in from outside go uncited, to the inbox, so that run has work to show too.
     const problem =
@@ -231,7 +233,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (facts.length > 0 && result.outside === undefined ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personPagesStay(tree, pages)) ??
-      (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
+      (await readOnlyNotesKept(tree, base, pages, readOnly, tombstones)) ??
+      (await personLinesKept(tree, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
       (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts));
@@ -296,6 +299,7 @@ interface RunInput {
   dates: string[];
   facts: Fact[];
   tombstones: Awaited<ReturnType<typeof readTombstones>>;
+  readOnly: ReadonlySet<string>;
   now: Date;
   emit: (event: DreamEvent) => void;
   /** Puts the scratch tree back as the run found it (before the offline consolidator takes over). */
@@ -341,6 +345,7 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
         dates: input.dates,
         facts: input.facts,
         tombstones: input.tombstones,
+        readOnly: input.readOnly,
         now: input.now,
         signal: controller.signal,
         search: deps.search,
