@@ -122,12 +122,13 @@ export async function personLinesKept(worktree: string, base: string, pages: Pag
   if (changed.length === 0) return null;
   const movedTo = new Map(pages.archived.map((a) => [a.from, a.to]));
   const histories = await pathHistories(worktree, changed);
+  const persons = new Map<string, boolean>();
   for (const file of changed) {
     // A page no person ever committed to holds none of their lines: no blame needed.
     if (!(histories.get(file) ?? []).some((c) => isPersonsCommit(c.op))) continue;
     const before = await showFile(worktree, base, file);
     if (before === null) continue;
-    const mine = await personLineNumbers(worktree, base, file);
+    const mine = await personLineNumbers(worktree, base, file, persons);
     if (mine.size === 0) continue;
     const after = countLines(splitLines(await readFile(path.join(worktree, movedTo.get(file) ?? file))));
     const lines = splitLines(before);
@@ -171,19 +172,23 @@ function takeLine(after: Map<string, number>, line: string): boolean {
   return true;
 }
 
-/** The 1-based line numbers of `rel` at `base` whose last change was a person's (git blame, one process, plus one for the commits' trailers). */
-async function personLineNumbers(root: string, base: string, rel: string): Promise<Set<number>> {
+/**
+ * The 1-based line numbers of `rel` at `base` whose last change was a person's: git blame, and one git log
+ * for the trailers of commits not met before (`persons` remembers each commit's verdict across pages).
+ */
+async function personLineNumbers(root: string, base: string, rel: string, persons: Map<string, boolean>): Promise<Set<number>> {
   const blame = await gitRunner(root, ['core.quotepath=false']).raw(['blame', '--porcelain', base, '--', rel]);
   const byLine = new Map<number, string>();
   for (const match of blame.matchAll(/^([0-9a-f]{40,64}) \d+ (\d+)/gm)) byLine.set(Number(match[2]), match[1]!);
-  const shas = [...new Set(byLine.values())];
-  const out = await gitRunner(root).raw(['log', '--no-walk=unsorted', `--format=%H%x1f%(trailers:key=${OP_TRAILER},valueonly,separator=%x2C)%x1e`, ...shas]);
-  const persons = new Set<string>();
-  for (const record of out.split('\u001e')) {
-    const [sha = '', op = ''] = record.trim().split('\u001f');
-    if (sha !== '' && isPersonsCommit(op.trim() === '' ? null : op.trim())) persons.add(sha);
+  const unknown = [...new Set(byLine.values())].filter((sha) => !persons.has(sha));
+  if (unknown.length > 0) {
+    const out = await gitRunner(root).raw(['log', '--no-walk=unsorted', `--format=%H%x1f%(trailers:key=${OP_TRAILER},valueonly,separator=%x2C)%x1e`, ...unknown]);
+    for (const record of out.split('\u001e')) {
+      const [sha = '', op = ''] = record.trim().split('\u001f');
+      if (sha !== '') persons.set(sha, isPersonsCommit(op.trim() === '' ? null : op.trim()));
+    }
   }
-  return new Set([...byLine].filter(([, sha]) => persons.has(sha)).map(([line]) => line));
+  return new Set([...byLine].filter(([, sha]) => persons.get(sha) === true).map(([line]) => line));
 }
 
 /**

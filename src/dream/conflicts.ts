@@ -95,7 +95,7 @@ interface InboxEntry {
   on: string | null;
 }
 
-export function parseInbox(content: string): InboxEntry[] {
+function parseInbox(content: string): InboxEntry[] {
   const out: InboxEntry[] = [];
   content.split(/\r?\n/).forEach((line, index) => {
     const match = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
@@ -141,36 +141,33 @@ function standingOn(rel: string, content: string, entry: InboxEntry): Standing |
   return { page: rel, resolved_by: null };
 }
 
-/** Reads the pages once, lazily, for the entries whose own page does not settle them. */
-class PageReader {
-  private all: string[] | null = null;
-  private readonly texts = new Map<string, string | null>();
-  constructor(private readonly root: string) {}
-
-  async text(rel: string): Promise<string | null> {
-    if (!this.texts.has(rel)) this.texts.set(rel, await readFile(path.join(this.root, rel), 'utf8').catch(() => null));
-    return this.texts.get(rel)!;
-  }
-
-  async pages(): Promise<string[]> {
-    this.all ??= (await listWikiPages(this.root)).filter((rel) => rel !== CONFLICTS_PAGE);
-    return this.all;
-  }
-}
-
-async function standingOf(reader: PageReader, entry: InboxEntry): Promise<Standing | null> {
-  if (entry.on !== null) {
-    const text = await reader.text(entry.on);
+/**
+ * Where each entry's conflict line stands: on the page the entry names, else (the page moved: split into
+ * parts, archived; or the entry names none) on any page, found in one pass over the pages for all of them.
+ */
+async function standings(root: string, entries: readonly InboxEntry[]): Promise<Map<InboxEntry, Standing>> {
+  const found = new Map<InboxEntry, Standing>();
+  const read = (rel: string): Promise<string | null> => readFile(path.join(root, rel), 'utf8').catch(() => null);
+  for (const entry of entries) {
+    if (entry.on === null) continue;
+    const text = await read(entry.on);
     const standing = text === null ? null : standingOn(entry.on, text, entry);
-    if (standing !== null) return standing;
+    if (standing !== null) found.set(entry, standing);
   }
-  // The page may have moved (split into parts, archived), or the entry never named it.
-  for (const rel of await reader.pages()) {
-    const text = await reader.text(rel);
-    const standing = text === null ? null : standingOn(rel, text, entry);
-    if (standing !== null) return standing;
+  const left = entries.filter((e) => !found.has(e) && e.ids.length > 0);
+  if (left.length === 0) return found;
+  for (const rel of await listWikiPages(root)) {
+    if (rel === CONFLICTS_PAGE) continue;
+    const text = await read(rel);
+    if (text === null) continue;
+    for (const entry of left) {
+      if (found.has(entry)) continue;
+      const standing = standingOn(rel, text, entry);
+      if (standing !== null) found.set(entry, standing);
+    }
+    if (left.every((e) => found.has(e))) break;
   }
-  return null;
+  return found;
 }
 
 /**
@@ -179,30 +176,22 @@ async function standingOf(reader: PageReader, entry: InboxEntry): Promise<Standi
  * value, or gone (for an entry that names its page: a person deleted the line).
  */
 export async function readConflicts(root: string): Promise<OpenConflict[]> {
-  const inbox = await readFile(path.join(root, CONFLICTS_PAGE), 'utf8').catch(() => '');
-  const reader = new PageReader(root);
-  const out: OpenConflict[] = [];
-  for (const entry of parseInbox(inbox)) {
+  const inbox = parseInbox(await readFile(path.join(root, CONFLICTS_PAGE), 'utf8').catch(() => ''));
+  const found = await standings(root, inbox.filter((e) => !e.ticked));
+  return inbox.map((entry) => {
     const base = { line: entry.line, subject: entry.subject, text: entry.text };
-    if (entry.ticked) {
-      out.push({ ...base, resolved: true, page: entry.on, resolved_by: 'inbox' });
-      continue;
-    }
-    const standing = await standingOf(reader, entry);
-    if (standing === null) {
-      const removed = entry.on !== null;
-      out.push({ ...base, resolved: removed, page: entry.on, resolved_by: removed ? 'removed' : null });
-      continue;
-    }
-    out.push({ ...base, resolved: standing.resolved_by !== null, page: standing.page, resolved_by: standing.resolved_by });
-  }
-  return out;
+    if (entry.ticked) return { ...base, resolved: true, page: entry.on, resolved_by: 'inbox' };
+    const standing = found.get(entry);
+    if (standing !== undefined) return { ...base, resolved: standing.resolved_by !== null, page: standing.page, resolved_by: standing.resolved_by };
+    const removed = entry.on !== null;
+    return { ...base, resolved: removed, page: entry.on, resolved_by: removed ? 'removed' : null };
+  });
 }
 
 /** The page holding a conflict line that cites all of `ids` (the one the offline rules write), or null. */
 export async function conflictPage(root: string, ids: readonly string[]): Promise<string | null> {
   const entry: InboxEntry = { line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null };
-  return (await standingOf(new PageReader(root), entry))?.page ?? null;
+  return (await standings(root, [entry])).get(entry)?.page ?? null;
 }
 
 /**

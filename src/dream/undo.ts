@@ -49,9 +49,9 @@ export async function undo(ctx: VaultContext, run: string, options: { now?: Date
       const identity = await commitIdentity(ctx.root, ctx.config);
       const git = simpleGit({ baseDir: ctx.root, config: [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false'] });
       const paths = (await git.raw(['diff-tree', '--no-commit-id', '--name-only', '--no-renames', '-r', '-z', target.sha])).split('\u0000').filter((p) => p !== '');
-      await refuseOverEdits(ctx.root, git, run, target.sha, paths);
-
       const regenerate = ['MEMORY.md', 'index.md'];
+      await refuseOverEdits(ctx.root, git, run, target.sha, paths, regenerate);
+
       const request = {
         op: 'undo',
         subject: `undo: revert dream run ${run}`,
@@ -94,11 +94,12 @@ export async function undo(ctx: VaultContext, run: string, options: { now?: Date
 /**
  * Refuses when a person edited a file the run changed, since the run: in a commit of theirs (or a snapshot
  * of their edits), or not committed yet. The regenerated files are left out of the commits (the program
- * rewrites them), not of the uncommitted edits (git cannot revert over them).
+ * rewrites them), not of the uncommitted edits (the revert and the regeneration would write over them).
  */
-async function refuseOverEdits(root: string, git: SimpleGit, run: string, sha: string, paths: readonly string[]): Promise<void> {
+async function refuseOverEdits(root: string, git: SimpleGit, run: string, sha: string, paths: readonly string[], regenerated: readonly string[]): Promise<void> {
   const changed = new Set(paths);
-  const uncommitted = (await uncommittedChanges(root)).find((c) => changed.has(c.path));
+  const written = new Set([...paths, ...regenerated]);
+  const uncommitted = (await uncommittedChanges(root)).find((c) => written.has(c.path));
   if (uncommitted !== undefined) {
     throw new VaultkeeperError('VK_UNDO_EDITED', `run ${run} changed ${uncommitted.path}, which has edits not committed yet; nothing was changed`, {
       hint: 'commit or discard those edits first (the next dream commits them), then undo again',
