@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
-import { citationsIn, citedIds, withoutCitations } from '../text/citation.js';
+import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/citation.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { itemBody, subjectOf, type Keyed, type Page } from './page.js';
 import type { Conflict } from './consolidator.js';
@@ -43,12 +43,18 @@ export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Key
 }
 
 const keyOf = (subject: string): string | undefined => subjectOf(`${subject}:: x`)?.key;
-const currentKeys = (page: Page): Set<string> =>
-  new Set(page.sectionLines('Current').flatMap((i) => subjectOf(itemBody(page.lines[i]!))?.key ?? []));
+
+/**
+ * A Current line answers a conflict of `date` when it states the subject and cites nothing newer: a value a
+ * person wrote there (cited or not). A line citing a later fact is the dream's newer value, which leaves the
+ * same-day dispute open (its values stay under Conflicts).
+ */
+const answers = (line: string, key: string | undefined, date: string): boolean =>
+  key !== undefined && subjectOf(itemBody(line))?.key === key && citedDates(line).every((d) => d <= date);
 
 /**
  * Follows the resolutions a person made: ticked conflicts, and conflicts whose subject a person wrote
- * under Current (ticked or not). The conflict line moves to History, ticked: it is settled.
+ * under Current (ticked or not; `answers`). The conflict line moves to History, ticked: it is settled.
  */
 export function resolveConflicts(pages: Iterable<Page>): void {
   for (const page of pages) {
@@ -57,7 +63,8 @@ export function resolveConflicts(pages: Iterable<Page>): void {
       const match = LINE_RE.exec(line);
       if (match === null) continue;
       const [, box, subject, first, firstCites, second, secondCites, date] = match as unknown as string[];
-      const hasCurrent = currentKeys(page).has(keyOf(subject!) ?? '');
+      const key = keyOf(subject!);
+      const hasCurrent = page.sectionLines('Current').some((i) => answers(page.lines[i]!, key, date!));
       if (box === ' ' && !hasCurrent) continue;
       page.lines.splice(index, 1);
       page.dropIfEmpty('Conflicts');
@@ -115,29 +122,27 @@ interface Standing {
 /** The verdict of one page on an entry: null when the page holds no task line citing all its facts. */
 function standingOn(rel: string, content: string, entry: InboxEntry): Standing | null {
   if (entry.ids.length === 0 || !entry.ids.every((id) => content.includes(id))) return null;
-  const lines = content.split(/\r?\n/);
   let section = '';
-  const current = new Set<string>();
-  let found: { ticked: boolean; section: string } | null = null;
-  for (const line of lines) {
+  const current: string[] = [];
+  let found: { line: string; ticked: boolean; section: string } | null = null;
+  for (const line of content.split(/\r?\n/)) {
     const heading = /^#{1,2} (.+?)\s*$/.exec(line);
     if (heading !== null) {
       section = heading[1]!.toLowerCase();
       continue;
     }
-    if (section === 'current') {
-      const key = subjectOf(itemBody(line))?.key;
-      if (key !== undefined) current.add(key);
-    }
+    if (section === 'current') current.push(line);
     const task = TASK_RE.exec(line);
     if (task === null || found !== null) continue;
     const cited = new Set(citedIds(line));
-    if (entry.ids.every((id) => cited.has(id))) found = { ticked: task[1] !== ' ', section };
+    if (entry.ids.every((id) => cited.has(id))) found = { line, ticked: task[1] !== ' ', section };
   }
   if (found === null) return null;
   if (found.ticked) return { page: rel, resolved_by: 'tick' };
   if (found.section === 'history') return { page: rel, resolved_by: 'history' };
-  if (current.has(keyOf(entry.subject) ?? '\u0000')) return { page: rel, resolved_by: 'current' };
+  const date = citedDates(found.line).sort().at(-1) ?? '';
+  const key = keyOf(entry.subject);
+  if (current.some((line) => answers(line, key, date))) return { page: rel, resolved_by: 'current' };
   return { page: rel, resolved_by: null };
 }
 
