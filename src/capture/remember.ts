@@ -4,7 +4,7 @@ import { errorMessage, UsageError, VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
 import { readJournal } from '../dream/journal.js';
 import { withWriteLock } from '../core/lock.js';
-import { finishInterrupted } from '../git/intent.js';
+import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -62,16 +62,22 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
 
   return withWriteLock(ctx.root, async (lock) => {
     await finishInterrupted(lock, ctx.config);
+    const batches = [...byDate.entries()].sort(([a], [b]) => a.localeCompare(b));
+    // What a crash leaves uncommitted in these logs is this command's, not lines a person typed (intent.ts).
+    await writeAppendIntent(lock, batches.map(([date]) => logRelPath(date)));
     const facts: AppendedFact[] = [];
     const dates: string[] = [];
     let failed: unknown = null;
-    for (const [date, batch] of [...byDate.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [date, batch] of batches) {
       try {
         facts.push(...(await appendBatch(lock, date, stamp.time, source, batch)));
         dates.push(date);
       } catch (error) {
         // Days already appended stay stored and are committed below; the error then says so.
-        if (facts.length === 0) throw error;
+        if (facts.length === 0) {
+          await clearIntent(lock);
+          throw error;
+        }
         failed = error;
         break;
       }
@@ -89,7 +95,9 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
         body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".\n\n${shown.join('\n')}`,
         paths: dates.map(logRelPath),
       });
+      await clearIntent(lock);
     } catch (error) {
+      // The intent stays: the next writer commits these lines as this command's recovery.
       if (!(error instanceof VaultkeeperError) || failed !== null) throw error;
       warning = `stored in ${where} but not committed (${error.message}${error.hint ? `; ${error.hint}` : ''}); do not repeat the fact: the next write to that log, or the next dream, commits it`;
     }

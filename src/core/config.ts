@@ -132,6 +132,12 @@ export const ConfigSchema = z
           .describe(
             "Share of a batch's facts the consolidator itself must cite on pages outside 0_Inbox/ (rounded up); fewer fails the run's proof_of_work check and counts as a failed try. The runner's filing of uncited facts in 0_Inbox/unsorted.md is a safety net, not the run's work. 0: no minimum.",
           ),
+        adopted_notes: z
+          .enum(['read-only', 'append'])
+          .default('read-only')
+          .describe(
+            'On a vault made with `init --adopt`: "read-only" keeps the notes a person wrote as they are (the dream writes its own pages and links to them); "append" lets the dream add its statements to them, as on any vault.',
+          ),
       })
       .prefault({})
       .describe('The gated consolidation of logs into wiki pages.'),

@@ -6,14 +6,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { addedLines, commitsBetween, type PathChange } from '../git/worktree.js';
+import { OP_TRAILER, pathHistories } from '../git/audit.js';
+import { gitRunner } from '../git/run.js';
+import { showFile, type PathChange } from '../git/worktree.js';
 import type { Fact } from '../logs/factlog.js';
 import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
 import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
-import { pageOwners } from './ownership.js';
-import { citedIds as idsCitedBy } from '../text/citation.js';
+import { isPersonsCommit, pageOwners } from './ownership.js';
+import { isForgottenLine, withoutForgottenLines } from '../tombstones/lines.js';
 
 
 /**
@@ -141,44 +143,102 @@ export function uncitedFacts(facts: readonly Fact[], cited: ReadonlySet<string>)
 }
 
 /**
- * Lines a person added to pages since the last dream (commits without a vaultkeeper trailer, and the
- * snapshot of their uncommitted edits) must still be in the page, or in its archived copy — unless
- * the line repeats a tombstone or cites only forgotten facts.
+ * A person's own lines stay byte for byte (DESIGN §7): every line of a page the run changed (or archived)
+ * whose last change was a person's (a commit without a vaultkeeper trailer, or the snapshot of their edits:
+ * git blame at the run's base) must still be in the page, or in its archived copy, with the same bytes and
+ * the same line ending — unless it cites or repeats a forgotten fact (the runner removes those). Moving a
+ * person's line within its page is allowed; rewriting, re-ending or dropping it is not. Blank lines aside.
  */
-export async function personLinesKept(
-  vaultRoot: string,
-  worktree: string,
-  sinceDream: string | null,
-  base: string,
-  pages: PageChanges,
-  tombstones: TombstoneSet,
-): Promise<CheckFailure | null> {
-  const changed = new Set([...pages.updated, ...pages.archived.map((a) => a.from)]);
-  if (changed.size === 0) return null;
+export async function personLinesKept(worktree: string, base: string, pages: PageChanges, tombstones: TombstoneSet): Promise<CheckFailure | null> {
+  const changed = [...pages.updated, ...pages.archived.map((a) => a.from)];
+  if (changed.length === 0) return null;
   const movedTo = new Map(pages.archived.map((a) => [a.from, a.to]));
-  const wanted = new Map<string, Set<string>>();
-  for (const commit of await commitsBetween(vaultRoot, sinceDream, base)) {
-    if (commit.op !== null && commit.op !== 'snapshot') continue;
-    for (const [file, lines] of await addedLines(vaultRoot, commit.sha)) {
-      if (!changed.has(file)) continue;
-      const set = wanted.get(file) ?? new Set<string>();
-      for (const line of lines) if (line.trim() !== '') set.add(line.trim());
-      wanted.set(file, set);
-    }
-  }
-  for (const [file, lines] of wanted) {
-    const now = await readFile(path.join(worktree, movedTo.get(file) ?? file), 'utf8');
-    const present = new Set(now.split(/\r?\n/).map((l) => l.trim()));
-    for (const line of lines) {
-      if (present.has(line) || [...present].some((p) => p.includes(line))) continue;
-      if (tombstones.repeats(line) || citesOnlyForgotten(line, tombstones)) continue;
-      return { check: 'person_lines', message: `${file}: a line a person wrote is gone: "${line.length > 80 ? `${line.slice(0, 77)}...` : line}"` };
+  const histories = await pathHistories(worktree, changed);
+  const persons = new Map<string, boolean>();
+  for (const file of changed) {
+    // A page no person ever committed to holds none of their lines: no blame needed.
+    if (!(histories.get(file) ?? []).some((c) => isPersonsCommit(c.op))) continue;
+    const before = await showFile(worktree, base, file);
+    if (before === null) continue;
+    const mine = await personLineNumbers(worktree, base, file, persons);
+    if (mine.size === 0) continue;
+    const after = countLines(splitLines(await readFile(path.join(worktree, movedTo.get(file) ?? file))));
+    const lines = splitLines(before);
+    for (const number of [...mine].sort((a, b) => a - b)) {
+      const line = lines[number - 1];
+      if (line === undefined) continue;
+      const text = Buffer.from(line, 'latin1').toString('utf8');
+      if (text.trim() === '' || isForgottenLine(text, tombstones)) continue;
+      if (takeLine(after, line)) continue;
+      const body = withoutEnding(line);
+      const reEnded = [...after.keys()].some((l) => withoutEnding(l) === body && (after.get(l) ?? 0) > 0);
+      const shown = text.trim().length > 80 ? `${text.trim().slice(0, 77)}...` : text.trim();
+      return {
+        check: 'person_lines',
+        message: reEnded ? `${file}: the line ending of a line a person wrote was changed: "${shown}"` : `${file}: a line a person wrote was changed or removed: "${shown}"`,
+      };
     }
   }
   return null;
 }
 
-function citesOnlyForgotten(line: string, tombstones: TombstoneSet): boolean {
-  const ids = idsCitedBy(line);
-  return ids.length > 0 && ids.every((id) => tombstones.hasId(id));
+/** A file's lines with their own endings (`\n`, `\r\n`, none for an unterminated last line), one byte a character. */
+function splitLines(content: Buffer): string[] {
+  return content.toString('latin1').match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+function countLines(lines: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+  return counts;
+}
+
+const withoutEnding = (line: string): string => line.replace(/\r?\n$/, '');
+
+/** Takes one occurrence of `line` from `after`; a line that ended the file unterminated may gain an ending below it. */
+function takeLine(after: Map<string, number>, line: string): boolean {
+  const variants = line.endsWith('\n') ? [line] : [line, `${line}\n`, `${line}\r\n`];
+  const found = variants.find((v) => (after.get(v) ?? 0) > 0);
+  if (found === undefined) return false;
+  after.set(found, after.get(found)! - 1);
+  return true;
+}
+
+/**
+ * The 1-based line numbers of `rel` at `base` whose last change was a person's: git blame, and one git log
+ * for the trailers of commits not met before (`persons` remembers each commit's verdict across pages).
+ */
+async function personLineNumbers(root: string, base: string, rel: string, persons: Map<string, boolean>): Promise<Set<number>> {
+  const blame = await gitRunner(root, ['core.quotepath=false']).raw(['blame', '--porcelain', base, '--', rel]);
+  const byLine = new Map<number, string>();
+  for (const match of blame.matchAll(/^([0-9a-f]{40,64}) \d+ (\d+)/gm)) byLine.set(Number(match[2]), match[1]!);
+  const unknown = [...new Set(byLine.values())].filter((sha) => !persons.has(sha));
+  if (unknown.length > 0) {
+    const out = await gitRunner(root).raw(['log', '--no-walk=unsorted', `--format=%H%x1f%(trailers:key=${OP_TRAILER},valueonly,separator=%x2C)%x1e`, ...unknown]);
+    for (const record of out.split('\u001e')) {
+      const [sha = '', op = ''] = record.trim().split('\u001f');
+      if (sha !== '') persons.set(sha, isPersonsCommit(op.trim() === '' ? null : op.trim()));
+    }
+  }
+  return new Set([...byLine].filter(([, sha]) => persons.get(sha) === true).map(([line]) => line));
+}
+
+/**
+ * On an adopted vault with read-only notes, a person's note stays as it was, byte for byte: a run that
+ * changed one fails (`person_page`). Only the runner's removal of forgotten lines may touch it.
+ */
+export async function readOnlyNotesKept(worktree: string, base: string, pages: PageChanges, readOnly: ReadonlySet<string>, tombstones: TombstoneSet): Promise<CheckFailure | null> {
+  for (const rel of pages.updated) {
+    if (!readOnly.has(rel)) continue;
+    const before = await showFile(worktree, base, rel);
+    const after = await readFile(path.join(worktree, rel));
+    if (before === null || after.equals(before)) continue;
+    const { content, removed } = withoutForgottenLines(before.toString('utf8'), tombstones);
+    if (removed.length > 0 && after.equals(Buffer.from(content, 'utf8'))) continue;
+    return {
+      check: 'person_page',
+      message: `${rel} is a person's own note on this adopted vault and the run changed it; with dream.adopted_notes: read-only the dream writes its own pages and links to them`,
+    };
+  }
+  return null;
 }

@@ -4,25 +4,37 @@
  *
  *   - [ ] **home city**: "Lisbon" [[…]] or "Porto" [[…]], both on 2026-06-04
  *
- * A person resolves one on the page: tick it to keep the later value, or write the right value under
- * `## Current` (a Current line for the subject always wins). The next dream then moves the losing
- * values to History and the ticked line with them (a person's edit is kept, not removed).
+ * A person resolves one on the page: tick it to keep the later value, write the right value under
+ * `## Current` (a Current line for the subject always wins), or delete the line. The next dream then
+ * moves the losing values to History and the conflict line with them (a person's edit is kept, not
+ * removed), and ticks its entry in the review page 0_Inbox/conflicts.md. `vaultkeeper conflicts` (and the
+ * health snapshot and dashboard, which ask the same) reads the pages, so it is right before that dream.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
-import { cite } from './generate.js';
-import { citationsIn, withoutCitations } from '../text/citation.js';
+import { listWikiPages } from '../pages/discover.js';
+import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/citation.js';
+import { writeConfined } from '../vault/confined-write.js';
 import { itemBody, subjectOf, type Keyed, type Page } from './page.js';
 import type { Conflict } from './consolidator.js';
 
+export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
+
 const LINE_RE = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*: "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+) or "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+), both on (\d{4}-\d{2}-\d{2})/;
+/** A task item of any page, as a conflict line is written (by the offline rules, or a model, in its own words). */
+const TASK_RE = /^\s*[-*+] \[( |x|X)\] /;
+/** The inbox entry's pointer to the page its conflict stands on: ` · on [[2_Areas/Work|Work]]`. */
+const ON_PAGE_RE = / · on \[\[([^\]|]+)(?:\|[^\]]*)?\]\]\s*$/;
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').replace(/"/g, '”');
+const citeOf = (fact: Pick<Fact, 'date' | 'id'>): string => `[[${fact.date}#^${fact.id}]]`;
 
 /** Puts the conflict on the page (the earlier line has left Current) and returns it for the review page. */
 export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Keyed): Conflict {
   const before = subjectOf(withoutCitations(itemBody(earlier)))?.value ?? '';
   const earlierCites = citationsIn(earlier);
-  page.append('Conflicts', `- [ ] **${oneLine(keyed.subject)}**: "${oneLine(before)}" ${earlierCites.join(' ')} or "${oneLine(keyed.value)}" ${cite(fact)}, both on ${fact.date}`);
+  page.append('Conflicts', `- [ ] **${oneLine(keyed.subject)}**: "${oneLine(before)}" ${earlierCites.join(' ')} or "${oneLine(keyed.value)}" ${citeOf(fact)}, both on ${fact.date}`);
   return {
     subject: keyed.subject,
     fact_ids: [...earlierCites.map((c) => /\^([A-Za-z0-9-]+)/.exec(c)![1]!), fact.id],
@@ -30,22 +42,178 @@ export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Key
   };
 }
 
-/** Follows the resolutions a person made: ticked conflicts, and conflicts whose subject a person wrote under Current. */
+const keyOf = (subject: string): string | undefined => subjectOf(`${subject}:: x`)?.key;
+
+/**
+ * A Current line answers a conflict of `date` when it states the subject and cites nothing newer: a value a
+ * person wrote there (cited or not). A line citing a later fact is the dream's newer value, which leaves the
+ * same-day dispute open (its values stay under Conflicts).
+ */
+const answers = (line: string, key: string | undefined, date: string): boolean =>
+  key !== undefined && subjectOf(itemBody(line))?.key === key && citedDates(line).every((d) => d <= date);
+
+/**
+ * Follows the resolutions a person made: ticked conflicts, and conflicts whose subject a person wrote
+ * under Current (ticked or not; `answers`). The conflict line moves to History, ticked: it is settled.
+ */
 export function resolveConflicts(pages: Iterable<Page>): void {
   for (const page of pages) {
     for (const index of [...page.sectionLines('Conflicts')].reverse()) {
       const line = page.lines[index]!;
       const match = LINE_RE.exec(line);
-      if (match === null || match[1] === ' ') continue;
-      const [, , subject, first, firstCites, second, secondCites, date] = match as unknown as string[];
-      const key = subjectOf(`${subject!}:: x`)?.key;
-      const hasCurrent = page.sectionLines('Current').some((i) => subjectOf(itemBody(page.lines[i]!))?.key === key);
+      if (match === null) continue;
+      const [, box, subject, first, firstCites, second, secondCites, date] = match as unknown as string[];
+      const key = keyOf(subject!);
+      const hasCurrent = page.sectionLines('Current').some((i) => answers(page.lines[i]!, key, date!));
+      if (box === ' ' && !hasCurrent) continue;
       page.lines.splice(index, 1);
       page.dropIfEmpty('Conflicts');
       page.append('History', `- ${subject!}: ${first!} ${firstCites!.trim()} (until ${date!})`);
       if (hasCurrent) page.append('History', `- ${subject!}: ${second!} ${secondCites!.trim()} (until ${date!})`);
       else page.append('Current', `- ${subject!}:: ${second!} ${secondCites!.trim()}`);
-      page.append('History', line);
+      // A person's tick stays byte for byte; an item settled by a Current line is the dream's own, ticked here.
+      page.append('History', box === ' ' ? line.replace('- [ ]', '- [x]') : line);
     }
   }
+}
+
+/** An entry of the review page, and where its conflict stands now. */
+export interface OpenConflict {
+  line: number;
+  subject: string;
+  text: string;
+  resolved: boolean;
+  /** The page whose conflict line the entry points to (or that holds one citing its facts), else null. */
+  page: string | null;
+  /**
+   * How it was resolved: ticked in the inbox, ticked on its page, a value written under the page's
+   * Current, the line settled into History by a dream, or the line removed by a person; null while open.
+   */
+  resolved_by: 'inbox' | 'tick' | 'current' | 'history' | 'removed' | null;
+}
+
+interface InboxEntry {
+  line: number;
+  subject: string;
+  text: string;
+  ticked: boolean;
+  ids: string[];
+  /** The page the entry says the conflict stands on (` · on [[…]]`), or null (a model's flag, an older entry). */
+  on: string | null;
+}
+
+function parseInbox(content: string): InboxEntry[] {
+  const out: InboxEntry[] = [];
+  content.split(/\r?\n/).forEach((line, index) => {
+    const match = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
+    if (match === null) return;
+    const on = ON_PAGE_RE.exec(line)?.[1];
+    out.push({ line: index + 1, subject: match[2]!, text: match[3]!, ticked: match[1] !== ' ', ids: citedIds(line), on: on === undefined ? null : `${on}.md` });
+  });
+  return out;
+}
+
+/** Where a conflict's line stands on a page, and what the page says of it. */
+interface Standing {
+  page: string;
+  resolved_by: OpenConflict['resolved_by'];
+}
+
+/** The verdict of one page on an entry: null when the page holds no task line citing all its facts. */
+function standingOn(rel: string, content: string, entry: InboxEntry): Standing | null {
+  if (entry.ids.length === 0 || !entry.ids.every((id) => content.includes(id))) return null;
+  let section = '';
+  const current: string[] = [];
+  let found: { line: string; ticked: boolean; section: string } | null = null;
+  for (const line of content.split(/\r?\n/)) {
+    const heading = /^#{1,2} (.+?)\s*$/.exec(line);
+    if (heading !== null) {
+      section = heading[1]!.toLowerCase();
+      continue;
+    }
+    if (section === 'current') current.push(line);
+    const task = TASK_RE.exec(line);
+    if (task === null || found !== null) continue;
+    const cited = new Set(citedIds(line));
+    if (entry.ids.every((id) => cited.has(id))) found = { line, ticked: task[1] !== ' ', section };
+  }
+  if (found === null) return null;
+  if (found.ticked) return { page: rel, resolved_by: 'tick' };
+  if (found.section === 'history') return { page: rel, resolved_by: 'history' };
+  const date = citedDates(found.line).sort().at(-1) ?? '';
+  const key = keyOf(entry.subject);
+  if (current.some((line) => answers(line, key, date))) return { page: rel, resolved_by: 'current' };
+  return { page: rel, resolved_by: null };
+}
+
+/**
+ * Where each entry's conflict line stands: on the page the entry names, else (the page moved: split into
+ * parts, archived; or the entry names none) on any page, found in one pass over the pages for all of them.
+ */
+async function standings(root: string, entries: readonly InboxEntry[]): Promise<Map<InboxEntry, Standing>> {
+  const found = new Map<InboxEntry, Standing>();
+  const read = (rel: string): Promise<string | null> => readFile(path.join(root, rel), 'utf8').catch(() => null);
+  for (const entry of entries) {
+    if (entry.on === null) continue;
+    const text = await read(entry.on);
+    const standing = text === null ? null : standingOn(entry.on, text, entry);
+    if (standing !== null) found.set(entry, standing);
+  }
+  const left = entries.filter((e) => !found.has(e) && e.ids.length > 0);
+  if (left.length === 0) return found;
+  for (const rel of await listWikiPages(root)) {
+    if (rel === CONFLICTS_PAGE) continue;
+    const text = await read(rel);
+    if (text === null) continue;
+    for (const entry of left) {
+      if (found.has(entry)) continue;
+      const standing = standingOn(rel, text, entry);
+      if (standing !== null) found.set(entry, standing);
+    }
+    if (left.every((e) => found.has(e))) break;
+  }
+  return found;
+}
+
+/**
+ * The review page's entries with their state read from the pages: an entry is resolved when ticked
+ * there, or when its conflict line on the page is ticked, settled into History, answered by a Current
+ * value, or gone (for an entry that names its page: a person deleted the line).
+ */
+export async function readConflicts(root: string): Promise<OpenConflict[]> {
+  const inbox = parseInbox(await readFile(path.join(root, CONFLICTS_PAGE), 'utf8').catch(() => ''));
+  const found = await standings(root, inbox.filter((e) => !e.ticked));
+  return inbox.map((entry) => {
+    const base = { line: entry.line, subject: entry.subject, text: entry.text };
+    if (entry.ticked) return { ...base, resolved: true, page: entry.on, resolved_by: 'inbox' };
+    const standing = found.get(entry);
+    if (standing !== undefined) return { ...base, resolved: standing.resolved_by !== null, page: standing.page, resolved_by: standing.resolved_by };
+    const removed = entry.on !== null;
+    return { ...base, resolved: removed, page: entry.on, resolved_by: removed ? 'removed' : null };
+  });
+}
+
+/** The page holding a conflict line that cites all of `ids` (the one the offline rules write), or null. */
+export async function conflictPage(root: string, ids: readonly string[]): Promise<string | null> {
+  const entry: InboxEntry = { line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null };
+  return (await standings(root, [entry])).get(entry)?.page ?? null;
+}
+
+/**
+ * Ticks the review page's entries that are resolved on their pages (the runner, after the consolidator
+ * settled them). Only the box of such an entry changes; every other byte of the page stays. Returns how many.
+ */
+export async function closeResolved(root: string): Promise<number> {
+  const file = path.join(root, CONFLICTS_PAGE);
+  const inbox = await readFile(file, 'utf8').catch(() => null);
+  if (inbox === null) return 0;
+  const closing = new Set((await readConflicts(root)).filter((c) => c.resolved && c.resolved_by !== 'inbox').map((c) => c.line));
+  if (closing.size === 0) return 0;
+  // Split keeping each line's own ending, so a CRLF page stays CRLF.
+  const parts = inbox.split(/(\r?\n)/);
+  for (let i = 0, line = 1; i < parts.length; i += 2, line++) {
+    if (closing.has(line)) parts[i] = parts[i]!.replace(/^(\s*- )\[ \]/, '$1[x]');
+  }
+  await writeConfined(root, CONFLICTS_PAGE, parts.join(''));
+  return closing.size;
 }

@@ -32,6 +32,11 @@ export interface ConsolidationInput {
   owner?: string | null;
   now: Date;
   signal: AbortSignal;
+  /**
+   * Pages the consolidator must not write (ownership.ts `readOnlyPages`: a person's own notes on an adopted
+   * vault): it links to them and writes its own pages. Absent or empty: every page may be written.
+   */
+  readOnly?: ReadonlySet<string>;
   /** Search over the vault's index (read only). */
   search(query: string, k: number): Promise<unknown[]>;
   onEvent?: (event: DreamEvent) => void;

@@ -14,9 +14,11 @@ import { JOURNAL_FILE } from './journal.js';
 import { redact } from '../core/redact.js';
 import { linkTarget } from './memory.js';
 import { byText } from '../text/compare.js';
+import { closeResolved, conflictPage, CONFLICTS_PAGE } from './conflicts.js';
+
+export { CONFLICTS_PAGE, type OpenConflict } from './conflicts.js';
 
 export const UNSORTED_PAGE = '0_Inbox/unsorted.md';
-export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
 
 export const cite = (fact: Pick<Fact, 'date' | 'id'>): string => `[[${fact.date}#^${fact.id}]]`;
 
@@ -43,31 +45,22 @@ export async function fileUncited(root: string, run: string, facts: readonly Fac
   await appendSection(root, UNSORTED_PAGE, header, `## ${run}\n\n${lines.join('\n')}\n`);
 }
 
-/** Conflicts go to a page a person resolves in Obsidian by ticking the box. */
+/**
+ * Conflicts go to a page a person works off in Obsidian: each entry names the page its conflict stands on.
+ * Entries resolved on their pages since (ticked, answered under Current, settled, or the line deleted) are ticked here.
+ */
 export async function fileConflicts(root: string, run: string, conflicts: readonly Conflict[], factDates: ReadonlyMap<string, string>): Promise<void> {
+  await closeResolved(root);
   if (conflicts.length === 0) return;
-  const header = '---\ntitle: Conflicts\ntype: review\ntags: [review]\n---\n# Conflicts\n\nThe dream found these and did not guess. Resolve each on its page, then tick its box.\n\n';
-  const lines = conflicts.map((c) => {
+  const header = '---\ntitle: Conflicts\ntype: review\ntags: [review]\n---\n# Conflicts\n\nThe dream found these and did not guess. Resolve each on its page (tick it, write the value under Current, or delete the line); the next dream ticks it here.\n\n';
+  const lines: string[] = [];
+  for (const c of conflicts) {
     const cites = c.fact_ids.map((id) => (factDates.has(id) ? `[[${factDates.get(id)}#^${id}]]` : id)).join(' ');
-    return `- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})`;
-  });
+    const page = await conflictPage(root, c.fact_ids);
+    const on = page === null ? '' : ` · on [[${page.replace(/\.md$/, '')}|${path.posix.basename(page, '.md')}]]`;
+    lines.push(`- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})${on}`);
+  }
   await appendSection(root, CONFLICTS_PAGE, header, `${lines.join('\n')}\n`);
-}
-
-export interface OpenConflict {
-  line: number;
-  subject: string;
-  text: string;
-  resolved: boolean;
-}
-
-export function parseConflicts(content: string): OpenConflict[] {
-  const out: OpenConflict[] = [];
-  content.split(/\r?\n/).forEach((line, index) => {
-    const match = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
-    if (match) out.push({ line: index + 1, subject: match[2]!, text: match[3]!, resolved: match[1] !== ' ' });
-  });
-  return out;
 }
 
 export interface JournalEntry {

@@ -13,7 +13,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, lastCommitWithOp, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { addWorktree, commitScratch, headCommit, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -21,7 +21,7 @@ import type { LlmExecutor } from '../llm/executor.js';
 import { LlmCapError } from '../llm/errors.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, readOnlyNotesKept, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
@@ -34,6 +34,7 @@ import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks } from './page-checks.js';
 import { backOff, batchKey, readDreamState, succeeded, writeDreamState, type DreamState } from './state.js';
+import { readOnlyPages } from './ownership.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
 
@@ -262,11 +263,13 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     // Every citation the pages hold now must still be somewhere after the run (any consolidator).
     const citedBefore = await pageCitations(tree, tombstones);
     const forgottenBefore = await forgottenLinesHeld(tree, tombstones);
+    // A person's notes on an adopted vault, which the consolidator may not write (dream.adopted_notes).
+    const readOnly = await readOnlyPages(tree, ctx.config.dream.adopted_notes);
     const reset = async (): Promise<void> => {
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
     };
-    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, now, emit, reset }, result);
+    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, now, emit, reset }, result);
     result.llm = consolidated.llm;
     // The consolidator's account is its own words, never the run's record: marked, redacted, and put after the counts.
     const ownWords = facts.length === 0 ? consolidated.summary : ownSummary(result.consolidator, consolidated.summary, ctx.config.llm.api_key_env);
@@ -292,7 +295,6 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.pages = pages;
     const placed = await placedIds(tree);
     result.placed = facts.filter((f) => placed.has(f.id)).length;
-    const sinceDream = await lastCommitWithOp(ctx.root, 'dream');
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
     // for a page linked in from outside go uncited, to the inbox, so that run has work to show too. What a
     // run broke (a person's lines, a forgotten fact, a citation) is named before what it left undone.
@@ -302,7 +304,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
       (await personPagesStay(tree, pages)) ??
-      (await personLinesKept(ctx.root, tree, sinceDream, base, pages, tombstones)) ??
+      (await readOnlyNotesKept(tree, base, pages, readOnly, tombstones)) ??
+      (await personLinesKept(tree, base, pages, tombstones)) ??
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
       (work ? placedShare(facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
@@ -394,6 +397,7 @@ interface RunInput {
   dates: string[];
   facts: Fact[];
   tombstones: Awaited<ReturnType<typeof readTombstones>>;
+  readOnly: ReadonlySet<string>;
   now: Date;
   emit: (event: DreamEvent) => void;
   /** Puts the scratch tree back as the run found it (before the offline consolidator takes over). */
@@ -443,6 +447,7 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
       facts: input.facts,
       tombstones: input.tombstones,
       owner: ctx.config.owner,
+      readOnly: input.readOnly,
       now: input.now,
       signal: controller.signal,
       search: deps.search,

@@ -19,6 +19,14 @@ export const IntentSchema = z.discriminatedUnion('kind', [
     request: Request,
   }),
   z.object({
+    /**
+     * The program is about to append to these logs (or the tombstones) and commit them: what a crash leaves
+     * uncommitted there is recovered as the program's write; any other uncommitted log lines are a person's.
+     */
+    kind: z.literal('append'),
+    paths: z.array(z.string()),
+  }),
+  z.object({
     /** Commit what `git revert --no-commit` of `target` staged. */
     kind: z.literal('revert'),
     base: z.string(),

@@ -4,6 +4,10 @@
  * revert-and-commit) first writes `.vaultkeeper/intent.json` saying what it is about to do, and removes
  * it after the commit. The next writer finds a leftover intent and finishes the step — with the same
  * commit message and trailers — or, when what it needs is gone, puts the files back as they were.
+ *
+ * Appends to logs/ and the tombstones (remember, forget, doctor --fix) record an `append` intent naming
+ * their files: what a crash leaves uncommitted there is the program's (a `recover:` commit), while log
+ * lines no intent names were typed by a person and are committed as theirs (`log: lines written by hand`).
  */
 import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,6 +26,11 @@ export type { Intent };
 
 export async function writeIntent(lock: WriteLock, intent: Intent): Promise<void> {
   await writeConfined(lock.root, INTENT_FILE, `${JSON.stringify(intent, null, 2)}\n`);
+}
+
+/** Says that the program is about to append to `paths` (logs, the tombstones) and commit them; cleared after the commit. */
+export async function writeAppendIntent(lock: WriteLock, paths: readonly string[]): Promise<void> {
+  await writeIntent(lock, { kind: 'append', paths: [...paths] });
 }
 
 export async function clearIntent(lock: WriteLock): Promise<void> {
@@ -53,22 +62,24 @@ export interface Recovered {
 }
 
 /**
- * Finishes (or cleanly undoes) a step a crash interrupted; the caller holds the write lock. Cheap when
- * there is nothing to do (one failed read).
+ * Finishes (or cleanly undoes) a step a crash interrupted, and commits the log lines a person typed; the
+ * caller holds the write lock. Cheap when there is nothing to do (one failed read, one git status).
+ * Returns what was recovered (a person's lines are not a recovery).
  */
 export async function finishInterrupted(lock: WriteLock, config: Config): Promise<Recovered | null> {
   const intent = await readIntent(lock.root);
   let result: Recovered | null = null;
-  if (intent !== null) result = await recover(lock, config, intent);
+  if (intent !== null && intent.kind !== 'append') result = await recover(lock, config, intent);
   await clearIntent(lock);
-  return (await commitLeftovers(lock, config)) ?? result;
+  return (await commitLeftovers(lock, config, new Set(intent?.kind === 'append' ? intent.paths : []))) ?? result;
 }
 
 /**
- * Facts appended and tombstones written by a command that died before its commit (or whose commit
- * failed) are stored: the next writer commits them, so a retry never duplicates them.
+ * Uncommitted logs and tombstones. Those an append intent names were written by a command that died
+ * before its commit (or whose commit failed): they are committed as its recovery, so a retry never
+ * duplicates them. The others were written by a person (a line typed into a daily log): committed as theirs.
  */
-async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recovered | null> {
+async function commitLeftovers(lock: WriteLock, config: Config, appended: ReadonlySet<string>): Promise<Recovered | null> {
   const out = await gitRunner(lock.root, ['core.quotepath=false']).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
   const paths = out
     .split('\u0000')
@@ -76,17 +87,29 @@ async function commitLeftovers(lock: WriteLock, config: Config): Promise<Recover
     .map((entry) => entry.slice(3))
     .filter((rel) => rel === TOMBSTONES || /^logs\/\d{4}-\d{2}-\d{2}\.md$/.test(rel));
   if (paths.length === 0) return null;
-  const subject = `recover: commit ${paths.length === 1 ? paths[0] : `${paths.length} files`} written before an interruption`;
+  const named = (list: readonly string[]): string => (list.length === 1 ? list[0]! : `${list.length} files`);
+  const program = paths.filter((rel) => appended.has(rel));
+  const person = paths.filter((rel) => !appended.has(rel));
+  if (person.length > 0) {
+    await commitPaths(lock, config, {
+      op: 'log',
+      subject: `log: lines written by hand in ${named(person)}`,
+      body: `A person wrote these outside vaultkeeper (no command of the program was writing them); they are committed as they are.\n\n${person.map((p) => `- ${p}`).join('\n')}`,
+      paths: person,
+    });
+  }
+  if (program.length === 0) return null;
+  const subject = `recover: commit ${named(program)} written before an interruption`;
   const commit = await commitPaths(lock, config, {
     op: 'recover',
     subject,
-    body: `A command stored these and stopped before its commit (killed, a full disk, a git lock); they are committed as they are.\n\n${paths.map((p) => `- ${p}`).join('\n')}`,
-    paths,
+    body: `A command stored these and stopped before its commit (killed, a full disk, a git lock); they are committed as they are.\n\n${program.map((p) => `- ${p}`).join('\n')}`,
+    paths: program,
   });
   return { kind: 'commit', subject, outcome: 'finished', commit };
 }
 
-async function recover(lock: WriteLock, config: Config, intent: Intent): Promise<Recovered> {
+async function recover(lock: WriteLock, config: Config, intent: Exclude<Intent, { kind: 'append' }>): Promise<Recovered> {
   const { root } = lock;
   const identity = await commitIdentity(root, config);
   const git = gitRunner(root, [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false']);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { withWriteLock } from '../core/lock.js';
 import { commitPaths } from '../git/audit.js';
+import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { confinedPath } from '../vault/confine.js';
 import { listLogDates, logRelPath, parseLog } from './factlog.js';
 
@@ -32,6 +33,8 @@ export function linesWithoutId(content: Uint8Array, date: string): { line: numbe
 
 export async function fixMissingIds(root: string, config: Config): Promise<FixIdsResult> {
   return withWriteLock(root, async (lock) => {
+    // The lines a person typed are committed as theirs first; the ids then go in a commit of their own.
+    await finishInterrupted(lock, config);
     const fixed: FixedLine[] = [];
     const changed: string[] = [];
     for (const date of await listLogDates(root)) {
@@ -44,6 +47,8 @@ export async function fixMissingIds(root: string, config: Config): Promise<FixId
       const confined = await confinedPath(root, rel);
       const tmp = path.join(path.dirname(confined), `.${path.basename(confined)}.fix-ids`);
       await rm(tmp, { force: true });
+      // A crash before the commit leaves this log as the program's write, recovered by the next writer.
+      await writeAppendIntent(lock, [...changed, rel]);
       await writeFile(tmp, withIds(content, new Map(missing.map((m) => [m.line, m.id]))), { flag: 'wx' });
       await rename(tmp, confined);
       changed.push(rel);
@@ -60,6 +65,7 @@ export async function fixMissingIds(root: string, config: Config): Promise<FixId
               fixed.map((f) => `~ ${f.path}:${f.line} ^${f.id}`).join('\n'),
             paths: changed,
           });
+    await clearIntent(lock);
     return { fixed, commit };
   });
 }

@@ -9,7 +9,7 @@ import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { commitPaths, uncommittedChanges } from '../git/audit.js';
-import { finishInterrupted } from '../git/intent.js';
+import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import type { WriteLock } from '../core/lock.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { withoutForgottenLines } from './lines.js';
@@ -88,6 +88,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
       at,
       ...(options.reason === undefined ? {} : { reason: options.reason }),
     }));
+    // What a crash leaves uncommitted in the tombstones is this command's (intent.ts).
+    if (entries.length > 0) await writeAppendIntent(lock, [TOMBSTONES_FILE]);
     await appendTombstones(lock, entries);
     failpoint('forget:after-append');
     // Every forgotten line goes now, not at the next dream: also those of facts forgotten before (a vault whose
@@ -120,6 +122,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
             ].join('\n'),
             paths: [TOMBSTONES_FILE, ...pages.map((p) => p.path), ...(memory.changed ? [MEMORY_FILE] : [])],
           });
+    if (entries.length > 0) await clearIntent(lock);
     return { tombstoned: fresh, already, pages, memory, commit };
   });
 }

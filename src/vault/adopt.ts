@@ -11,6 +11,7 @@ import path from 'node:path';
 import { CONFIG_FILE, parseConfigText } from '../core/config.js';
 import { VaultkeeperError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
+import { ADOPTED_SUBJECT } from '../dream/ownership.js';
 import { commitPaths, initRepo, isRepo } from '../git/audit.js';
 import { LOGS_DIR } from '../logs/factlog.js';
 import { confinedPath } from './confine.js';
@@ -91,7 +92,7 @@ export async function adoptVault(target: string, options: AdoptOptions = {}): Pr
   const commit = await withWriteLock(root, (lock) =>
     commitPaths(lock, config, {
       op: 'init',
-      subject: 'init: vaultkeeper adopts this folder',
+      subject: ADOPTED_SUBJECT,
       body: `Added around the existing notes, none of which changed:\n\n${added.map((p) => `+ ${p}`).join('\n')}`,
       paths: added,
     }),

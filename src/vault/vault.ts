@@ -128,11 +128,10 @@ export class Vault {
     return writeDashboard(this, now);
   }
 
-  /** What the dream flagged for review, from 0_Inbox/conflicts.md. */
+  /** What the dream flagged for review (0_Inbox/conflicts.md), each read against its page: resolved there is resolved. */
   async conflicts(): Promise<OpenConflict[]> {
-    const [{ readFile }, { CONFLICTS_PAGE, parseConflicts }, path] = await Promise.all([import('node:fs/promises'), import('../dream/generate.js'), import('node:path')]);
-    const text = await readFile(path.join(this.ctx.root, CONFLICTS_PAGE), 'utf8').catch(() => '');
-    return parseConflicts(text);
+    const { readConflicts } = await import('../dream/conflicts.js');
+    return readConflicts(this.ctx.root);
   }
 
   /** The configured embedder behind the embedding cache, loaded once (null for full-text only). */

@@ -461,3 +461,22 @@ describe('call', () => {
     expect(toolbox.bytesWritten).toBe(90);
   });
 });
+
+describe('read-only notes (a person\'s own notes on an adopted vault)', () => {
+  it('refuse write_page, edit_page and archive_page with an error naming the way out; read_page says so; other pages stay writable', async () => {
+    const fx = await makeVault();
+    const toolbox = createToolbox({ ...fx.context, readOnly: new Set(['2_Areas/coffee.md']) });
+    const page = await expectOk(toolbox, 'read_page', { path: '2_Areas/coffee.md' });
+    expect(page).toMatchObject({ read_only: true, content: COFFEE });
+    const error = await expectRefused(fx, toolbox, 'write_page', { path: '2_Areas/coffee.md', content: `${COFFEE}- Likes tea [[2026-06-10#^f-tea0000000]]\n` }, /^read_only: 2_Areas\/coffee\.md is a person's own note/);
+    expect(error).toMatch(/write_page with a new path, e\.g\. "2_Areas\/coffee notes\.md".*\[\[coffee\]\]/);
+    await expectRefused(fx, toolbox, 'edit_page', { path: '2_Areas/coffee.md', old_text: '- Grinds daily\n- Grinds daily\n', new_text: '- Grinds daily\n' }, /^read_only: /);
+    await expectRefused(fx, toolbox, 'archive_page', { path: '2_Areas/coffee.md' }, /^read_only: /);
+    expect(await readFile(path.join(fx.root, '2_Areas/coffee.md'), 'utf8')).toBe(COFFEE);
+    expect(toolbox.touched.size).toBe(0);
+
+    await expectOk(toolbox, 'write_page', { path: '2_Areas/coffee notes.md', content: '# Coffee notes\n\nSee [[coffee]].\n\n- Likes tea [[2026-06-10#^f-tea0000000]]\n' });
+    expect(await expectOk(toolbox, 'read_page', { path: '1_Projects/alpha.md' })).not.toHaveProperty('read_only');
+    expect([...toolbox.touched]).toEqual(['2_Areas/coffee notes.md']);
+  });
+});

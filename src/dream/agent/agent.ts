@@ -175,6 +175,7 @@ async function agentLoop(setup: AgentSetup, input: ConsolidationInput, log: RunL
     limits: setup.toolLimits,
     secrets: setup.secrets,
     pageOwner: async (rel) => (await pageOwners(input.root, [rel])).get(rel) ?? 'new',
+    ...(input.readOnly === undefined ? {} : { readOnly: input.readOnly }),
   });
   const prompt = await buildPrompt(input);
   const executor = setup.executor ?? (await createExecutor({ settings, env: setup.env, root: input.vaultRoot, maxAttempts: setup.maxRetries + 1 }));

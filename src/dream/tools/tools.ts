@@ -13,7 +13,7 @@ import { readFrontmatter } from '../../pages/frontmatter.js';
 import { sourceLines } from '../../pages/source.js';
 import { readTombstones, type TombstoneSet } from '../../tombstones/tombstones.js';
 import { archiveName } from '../../vault/layout.js';
-import type { PageOwner } from '../ownership.js';
+import { isReadOnlyPage, type PageOwner } from '../ownership.js';
 import { parsePage } from '../../pages/parse.js';
 import { durableLines, factIndex } from '../memory.js';
 import { writeFileAtomic } from './atomic.js';
@@ -45,6 +45,8 @@ export interface ToolContext {
   secrets?: readonly string[];
   /** Whose a page is (ownership.ts), passed in so the tools need not read git: a person's own page is never archived. */
   pageOwner?(rel: string): Promise<PageOwner>;
+  /** Pages no tool writes, edits or moves (a person's notes on an adopted vault: ownership.ts `readOnlyPages`). */
+  readOnly?: ReadonlySet<string>;
 }
 
 export interface Conflict {
@@ -184,6 +186,15 @@ const ok = (result: unknown): ToolResult => ({ ok: true, result });
 const fail = (error: string): ToolResult => ({ ok: false, error });
 const refused = (r: Extract<Resolved, { ok: false }>): ToolResult => fail(`${r.reason}: ${r.hint}`);
 
+/** The error a write to a read-only note gets: what the model should do instead. */
+function readOnlyNote(rel: string): ToolResult {
+  const title = path.posix.basename(rel, '.md');
+  return fail(
+    `read_only: ${rel} is a person's own note (this vault was adopted; dream.adopted_notes is read-only), so the dream never writes, edits or moves it. ` +
+      `Put the statements on a page of your own (write_page with a new path, e.g. "2_Areas/${title} notes.md") and link to the note from it as [[${title}]]`,
+  );
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -261,7 +272,9 @@ const handlers: Handlers = {
     if (!target.ok) return refused(target);
     const bytes = await readFile(target.abs);
     const max = state.limits.maxPageBytes;
-    if (bytes.length <= max) return ok({ path: target.rel, content: utf8.decode(bytes), bytes: bytes.length });
+    // Said up front, so the model writes its own page instead of trying this one.
+    const readOnly = isReadOnlyPage(state.ctx.readOnly, target.rel) ? { read_only: true, note: "a person's own note: read only; link to it from a page of your own" } : {};
+    if (bytes.length <= max) return ok({ path: target.rel, content: utf8.decode(bytes), bytes: bytes.length, ...readOnly });
     const content = utf8.decode(bytes.subarray(0, max)).replace(/\uFFFD$/u, '');
     return ok({
       path: target.rel,
@@ -269,6 +282,7 @@ const handlers: Handlers = {
       bytes: bytes.length,
       truncated: true,
       note: `only the first ${max} bytes are shown; change this page with edit_page, since write_page would drop the rest`,
+      ...readOnly,
     });
   },
 
@@ -305,6 +319,7 @@ const handlers: Handlers = {
   async write_page({ path: rel, content }, state) {
     const target = await resolveWikiPath(state.ctx.root, rel, { forWrite: true });
     if (!target.ok) return refused(target);
+    if (isReadOnlyPage(state.ctx.readOnly, target.rel)) return readOnlyNote(target.rel);
     const before = target.exists ? await readFile(target.abs, 'utf8') : null;
     return writePage(state, target, content, before);
   },
@@ -313,6 +328,7 @@ const handlers: Handlers = {
     const target = await resolveWikiPath(state.ctx.root, rel, { forWrite: true });
     if (!target.ok) return refused(target);
     if (!target.exists) return fail(`not_found: there is no page ${rel}; call list_pages, or create it with write_page`);
+    if (isReadOnlyPage(state.ctx.readOnly, target.rel)) return readOnlyNote(target.rel);
     let before: string;
     try {
       before = strictUtf8.decode(await readFile(target.abs));
@@ -334,6 +350,7 @@ const handlers: Handlers = {
     const source = await resolveWikiPath(state.ctx.root, rel, { forWrite: true });
     if (!source.ok) return refused(source);
     if (!source.exists) return fail(`not_found: there is no page ${rel}; call list_pages to see the pages`);
+    if (isReadOnlyPage(state.ctx.readOnly, source.rel)) return readOnlyNote(source.rel);
     if (source.rel.toLowerCase().startsWith(`${ARCHIVE_FOLDER.toLowerCase()}/`)) {
       return fail(`${source.rel} is already in ${ARCHIVE_FOLDER}/; leave it there`);
     }
