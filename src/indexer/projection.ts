@@ -5,6 +5,7 @@
 import { isPending, type Journal } from '../dream/journal.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
+import { readStateChange, subjectWords } from '../text/state-change.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
@@ -71,6 +72,11 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   for (let index = 0; index < facts.length; index++) {
     const fact = facts[index]!;
     if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
+    // A keyed fact's subject, else a plain-English change of state read surely ("I moved to Lisbon" is `home city`):
+    // it supersedes as a keyed value does, and is found by its subject's words, as a keyed fact is (state-change.ts).
+    const keyed = keyedSubject(fact.text);
+    const change = keyed === null ? readStateChange(fact.text) : null;
+    const subject = keyed ?? (change?.sure === true ? change.key : '');
     rows.push({
       key: `f:${rel}#${fact.id}`,
       kind: 'fact',
@@ -91,9 +97,9 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       archived: false,
       citations: [],
       text: fact.text,
-      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), when]),
+      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), change?.sure === true ? indexTerms(subjectWords(change)) : '', when]),
       context: joinTerms([passages.get(fact.id)!, when]),
-      subject: keyedSubject(fact.text) ?? '',
+      subject,
     });
   }
   return rows;
