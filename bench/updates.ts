@@ -2,8 +2,10 @@
  * The update-stream benchmark (part of `npm run eval`): a generated stream of keyed subjects changing
  * value over weeks (with same-day contradictions and corrections, repeats, duplicates and filler; the
  * generator the dream tests use), plus plain-English updates ("Ana lives in Lisbon", later "Ana moved to
- * Oslo"). For each subject, "<subject>" and "what is the <subject>" are searched before and after the
- * offline dream; the current value comes first when the first result naming the subject holds it.
+ * Oslo"; and of employer, diet, partner and role: "Amara works at Initrode", later "Amara started at Oscorp").
+ * For each subject, "<subject>" and "what is the <subject>" are searched before and after the offline dream;
+ * the current value comes first when the first result naming the subject holds it, and a wrong current value
+ * is a first result that holds an older value instead.
  */
 import { initVault } from '#src/vault/init.js';
 import { openVault } from '#src/vault/vault.js';
@@ -15,11 +17,51 @@ import { markdownTable } from './stats.js';
 const NOW = new Date('2026-04-15T12:00:00Z');
 const PEOPLE = ['Ana', 'Bruno', 'Chloe', 'Dmitri', 'Esme', 'Farid', 'Gil', 'Hugo', 'Iris', 'Jonas', 'Kai', 'Lena', 'Mira', 'Nadia', 'Oren', 'Pia', 'Quinn', 'Rosa', 'Sami', 'Teo'];
 const TOWNS = ['Lisbon', 'Oslo', 'Kyoto', 'Dublin', 'Montreal', 'Valencia', 'Bergen', 'Tallinn', 'Ghent', 'Lyon'];
+/** People whose other states change (none named in the keyed stream). */
+const OTHERS = ['Amara', 'Benedikt', 'Carmen', 'Dario', 'Elif', 'Fatima', 'Goran', 'Hana', 'Idris', 'Jasper', 'Kofi', 'Liang', 'Marisol', 'Nikhil', 'Olga', 'Priya', 'Rania', 'Stellan', 'Tamsin', 'Umberto'];
+/** Kinds of change said in plain English: the first statement, the later one, and the question asked. */
+const CHANGES: ReadonlyArray<{ kind: string; values: ReadonlyArray<[string, string]>; first: (p: string, v: string) => string; later: (p: string, v: string) => string; query: (p: string) => string }> = [
+  {
+    kind: 'employer',
+    values: [['Initrode', 'Oscorp'], ['Pied Piper', 'Dunder Mifflin'], ['Vehement', 'Gringotts'], ['Massive Dynamic', 'Prestige Worldwide'], ['Aperture', 'Sirius Cybernetics']],
+    first: (p, v) => `${p} works at ${v}`,
+    later: (p, v) => `${p} started at ${v} this week`,
+    query: (p) => `where does ${p} work`,
+  },
+  {
+    kind: 'diet',
+    values: [['vegetarian', 'pescatarian'], ['vegan', 'vegetarian'], ['pescatarian', 'vegan'], ['vegetarian', 'vegan'], ['vegan', 'pescatarian']],
+    first: (p, v) => `${p} is ${v}`,
+    later: (p, v) => `${p} is ${v} now`,
+    query: (p) => `what diet does ${p} follow`,
+  },
+  {
+    kind: 'partner',
+    values: [['Tobias', 'Mateo'], ['Selma', 'Wren'], ['Dorian', 'Ezra'], ['Yasmin', 'Celeste'], ['Rafael', 'Anouk']],
+    first: (p, v) => `${p}'s partner is ${v}`,
+    later: (p, v) => `${p} married ${v}`,
+    query: (p) => `who is ${p}'s partner`,
+  },
+  {
+    kind: 'role',
+    values: [['junior designer', 'art director'], ['nurse', 'pharmacist'], ['backend engineer', 'engineering manager'], ['data analyst', 'data scientist'], ['teacher', 'principal']],
+    first: (p, v) => `${p} is a ${v}`,
+    later: (p, v) => `${p} got promoted to ${v}`,
+    query: (p) => `what is ${p}'s job`,
+  },
+];
 
 interface Probe {
   subject: string;
   current: string;
+  /** The value the current one replaced (plain-English probes). */
+  older?: string;
   queries: string[];
+}
+
+interface PlainProbe extends Probe {
+  person: string;
+  kind: string;
 }
 
 export interface UpdateResults {
@@ -29,6 +71,11 @@ export interface UpdateResults {
   /** phase → query form → share of subjects whose current value comes first */
   keyedFirst: Record<'before' | 'after', Record<string, number>>;
   plainFirst: Record<'before' | 'after', number>;
+  /** Employer, diet, partner and role said in plain English: share whose current value comes first. */
+  otherFirst: Record<'before' | 'after', number>;
+  /** Plain-English subjects (all kinds) whose first result holds an older value instead of the current one. */
+  plainWrong: Record<'before' | 'after', number>;
+  otherPlain: number;
   dream: { runs: number; statuses: string[] };
 }
 
@@ -37,11 +84,17 @@ function holds(text: string, phrase: string): boolean {
 }
 
 async function firstHolds(root: string, env: NodeJS.ProcessEnv, probe: Probe, query: string, mention: string): Promise<boolean> {
+  return (await firstResult(root, env, probe, query, mention)) === 'current';
+}
+
+/** What the first of the top 10 results naming `mention` holds: the current value, an older one, or neither. */
+async function firstResult(root: string, env: NodeJS.ProcessEnv, probe: Probe, query: string, mention: string): Promise<'current' | 'older' | 'neither'> {
   const vault = await openVault({ vault: root, env });
   try {
     const results = await vault.search(query, { k: 10, refresh: false, recordRecall: false, now: NOW });
     const first = results.find((r) => holds(r.text, mention));
-    return first !== undefined && holds(first.text, probe.current);
+    if (first !== undefined && holds(first.text, probe.current)) return 'current';
+    return first !== undefined && probe.older !== undefined && holds(first.text, probe.older) ? 'older' : 'neither';
   } finally {
     await vault.close();
   }
@@ -53,16 +106,25 @@ export async function runUpdates(root: string, env: NodeJS.ProcessEnv): Promise<
   const vault = await openVault({ vault: root, env });
   // Plain-English updates: a first statement, and a move weeks later; the words alone do not say which is current.
   const rand = prng(7);
-  const plain: Array<Probe & { person: string }> = [];
+  const plain: PlainProbe[] = [];
   const extra = new Map<string, Array<{ text: string; category: 'fact' }>>();
+  const say = (first: string, later: string): void => {
+    const d1 = stream.days[Math.floor(rand() * 20)]!;
+    const d2 = stream.days[30 + Math.floor(rand() * 25)]!;
+    extra.set(d1, [...(extra.get(d1) ?? []), { text: first, category: 'fact' }]);
+    extra.set(d2, [...(extra.get(d2) ?? []), { text: later, category: 'fact' }]);
+  };
   for (const [i, person] of PEOPLE.entries()) {
     const from = TOWNS[i % TOWNS.length]!;
     const to = TOWNS[(i + 3) % TOWNS.length]!;
-    const d1 = stream.days[Math.floor(rand() * 20)]!;
-    const d2 = stream.days[30 + Math.floor(rand() * 25)]!;
-    extra.set(d1, [...(extra.get(d1) ?? []), { text: `${person} lives in ${from}`, category: 'fact' }]);
-    extra.set(d2, [...(extra.get(d2) ?? []), { text: `${person} moved to ${to}`, category: 'fact' }]);
-    plain.push({ person, subject: person, current: to, queries: [`where does ${person} live`] });
+    say(`${person} lives in ${from}`, `${person} moved to ${to}`);
+    plain.push({ person, kind: 'home city', subject: person, current: to, older: from, queries: [`where does ${person} live`] });
+  }
+  for (const [i, person] of OTHERS.entries()) {
+    const change = CHANGES[i % CHANGES.length]!;
+    const [from, to] = change.values[Math.floor(i / CHANGES.length) % change.values.length]!;
+    say(change.first(person, from), change.later(person, to));
+    plain.push({ person, kind: change.kind, subject: person, current: to, older: from, queries: [change.query(person)] });
   }
   let facts = 0;
   try {
@@ -78,7 +140,9 @@ export async function runUpdates(root: string, env: NodeJS.ProcessEnv): Promise<
     .filter((a) => !a.forgotten)
     .map((a) => ({ subject: a.subject, current: a.events.at(-1)!.value, queries: [a.subject, `what is the ${a.subject}`] }));
 
-  const measure = async (): Promise<{ keyed: Record<string, number>; plain: number }> => {
+  const homes = plain.filter((p) => p.kind === 'home city');
+  const others = plain.filter((p) => p.kind !== 'home city');
+  const measure = async (): Promise<{ keyed: Record<string, number>; plain: number; other: number; wrong: number }> => {
     const indexer = await openVault({ vault: root, env });
     await indexer.reindex();
     await indexer.close();
@@ -87,9 +151,15 @@ export async function runUpdates(root: string, env: NodeJS.ProcessEnv): Promise<
       if (await firstHolds(root, env, probe, probe.queries[0]!, probe.subject)) byForm['<subject>']!++;
       if (await firstHolds(root, env, probe, probe.queries[1]!, probe.subject)) byForm['what is the <subject>']!++;
     }
-    let plainOk = 0;
-    for (const probe of plain) if (await firstHolds(root, env, probe, probe.queries[0]!, probe.subject)) plainOk++;
-    return { keyed: Object.fromEntries(Object.entries(byForm).map(([k, v]) => [k, v / keyed.length])), plain: plainOk / plain.length };
+    const found = new Map<PlainProbe, string>();
+    for (const probe of plain) found.set(probe, await firstResult(root, env, probe, probe.queries[0]!, probe.subject));
+    const share = (probes: readonly PlainProbe[], what: string): number => probes.filter((p) => found.get(p) === what).length / probes.length;
+    return {
+      keyed: Object.fromEntries(Object.entries(byForm).map(([k, v]) => [k, v / keyed.length])),
+      plain: share(homes, 'current'),
+      other: share(others, 'current'),
+      wrong: share(plain, 'older'),
+    };
   };
 
   const before = await measure();
@@ -110,9 +180,12 @@ export async function runUpdates(root: string, env: NodeJS.ProcessEnv): Promise<
   return {
     facts,
     keyed: keyed.length,
-    plain: plain.length,
+    plain: homes.length,
+    otherPlain: others.length,
     keyedFirst: { before: before.keyed, after: after.keyed },
     plainFirst: { before: before.plain, after: after.plain },
+    otherFirst: { before: before.other, after: after.other },
+    plainWrong: { before: before.wrong, after: after.wrong },
     dream: { runs: statuses.filter((s) => s === 'ok').length, statuses },
   };
 }
@@ -124,9 +197,10 @@ export function renderUpdates(r: UpdateResults): string {
   out.push(
     `A generated stream (the dream tests' generator, 60 days, seed 20260101): ${r.facts} facts, ${r.keyed} keyed subjects (\`subject:: value\`) changing ` +
       'value over the weeks, with same-day contradictions and corrections, repeats, normalized duplicates and filler; plus ' +
-      `${r.plain} plain-English updates ("Ana lives in Lisbon", weeks later "Ana moved to Kyoto"). A subject counts when the first of the top 10 ` +
-      'results that names it holds its current value (for a same-day pair, the later-written). The dream is the offline consolidator, run until ' +
-      `nothing is pending (${r.dream.runs} runs).`,
+      `${r.plain} plain-English moves ("Ana lives in Lisbon", weeks later "Ana moved to Kyoto") and ${r.otherPlain} other plain-English changes ` +
+      '(employer, diet, partner, role: "Amara works at Initrode", weeks later "Amara started at Oscorp this week"). A subject counts when the first of the top 10 ' +
+      'results that names it holds its current value (for a same-day pair, the later-written); a wrong current value is a first result holding the older value. ' +
+      `The dream is the offline consolidator, run until nothing is pending (${r.dream.runs} runs).`,
     '',
   );
   out.push(
@@ -135,6 +209,8 @@ export function renderUpdates(r: UpdateResults): string {
       ['"<subject>" (keyed)', pct(r.keyedFirst.before['<subject>']), pct(r.keyedFirst.after['<subject>'])],
       ['"what is the <subject>" (keyed)', pct(r.keyedFirst.before['what is the <subject>']), pct(r.keyedFirst.after['what is the <subject>'])],
       ['"where does <person> live" (plain English)', pct(r.plainFirst.before), pct(r.plainFirst.after)],
+      ['"where does <person> work", "…diet…", "…partner", "…job" (plain English)', pct(r.otherFirst.before), pct(r.otherFirst.after)],
+      ['plain-English subjects whose first result holds an older value (wrong current value)', pct(r.plainWrong.before), pct(r.plainWrong.after)],
     ]),
   );
   return out.join('\n').trim();
