@@ -27,27 +27,38 @@ export interface StateChange {
   sure: boolean;
 }
 
+/** Alternatives of words that may start a sentence: "live|lives" → "[Ll]ive|[Ll]ives" (the cue is case-sensitive, for the capitals of names). */
+const either = (words: string): string => `(?:${words.split('|').map((w) => `[${w[0]!.toUpperCase()}${w[0]}]${w.slice(1)}`).join('|')})`;
+/** A name, a model or a place: a capital, a digit, or "iPhone". */
+const NAMED = String.raw`(?:the\s+)?(?:\p{Lu}|\p{N}|i\p{Lu})`;
+const JOB_WORDS = 'engineer|developer|programmer|designer|manager|director|lead|architect|analyst|scientist|researcher|consultant|teacher|professor|lecturer|nurse|doctor|physician|surgeon|lawyer|attorney|accountant|editor|writer|journalist|reporter|chef|barista|pharmacist|therapist|counselor|recruiter|intern|executive|officer|president|founder|cofounder|administrator|technician|mechanic|electrician|plumber|carpenter|pilot|firefighter|paramedic|librarian|principal|coach|trainer|marketer|clerk|cashier|waiter|waitress|bartender|student|postdoc|dentist|veterinarian|vet|photographer|freelancer|contractor|specialist|coordinator|supervisor|partner|associate|CEO|CTO|CFO|COO|SRE|PM';
+const PARTNERS = 'partner|wife|husband|girlfriend|boyfriend|fianc[eé]e?|spouse';
+
 /**
- * The phrases a change of state is said with; a text without one is never tagged. Kept narrow: most facts
- * are not changes of state, and each one that matches costs a clause's tagging.
+ * The phrases a change of state is said with, each as the readers below need it (a name after "moved to",
+ * a job word after "I'm a"); a text without one never reaches the grammar. Kept narrow: most facts are not
+ * changes of state, and each clause that matches costs a tagging (~1 ms) the first time it is seen.
  */
 const CUE_RE = new RegExp(
   [
-    String.raw`\b(?:live|lives|living|lived)\s+in\b`,
-    String.raw`\b(?:moved|relocated)\s+(?:\w+\s+){0,3}?to\b`,
-    String.raw`\bbased\s+(?:in|out\s+of)\b`,
-    String.raw`\bhome\s+is\b`,
-    String.raw`\b(?:work|works|working|worked)\s+(?:at|for|as)\b`,
-    String.raw`\b(?:joined|started|hired|left|quit|laid\s+off|employer|job|company)\b`,
-    String.raw`\b(?:promoted|role|title)\b`,
-    String.raw`\b(?:manager|boss|supervisor)\b|\breport(?:s|ing)?\s+to\b`,
-    String.raw`\b(?:partner|wife|husband|girlfriend|boyfriend|fianc[eé]e?|spouse|married|engaged|dating|divorced)\b|\b(?:broke|split)\s+up\b`,
-    String.raw`\b(?:vegetarian|vegan|pescatarian|pescetarian|meat)\b`,
-    String.raw`\b(?:named|called|died|passed\s+away)\b`,
-    String.raw`\b(?:switched|phone|car|bank|banks|email|gym|laptop|dentist|doctor|therapist|drive)\b`,
-    String.raw`\b(?:a|an)\s+(?:\w+\s+){0,3}?(?:engineer|developer|designer|manager|director|lead|teacher|nurse|doctor|analyst|scientist|consultant|student)\b`,
+    String.raw`${either('live|lives|living|lived')}\s+in\s+${NAMED}`,
+    String.raw`${either('moved|relocated')}\s+(?:\S+\s+){0,4}?to\s+${NAMED}`,
+    String.raw`\bbased\s+(?:in|out\s+of)\s+${NAMED}`,
+    String.raw`\bhome\s+is\s+(?:\w+\s+)?in\s+${NAMED}`,
+    String.raw`${either('work|works|working|worked')}\s+(?:(?:at|for)\s+${NAMED}|as\s+an?\s)`,
+    String.raw`${either('joined|started|hired|left|quit')}\s+(?:(?:working\s+)?(?:at|with|by)\s+)?${NAMED}`,
+    String.raw`${either('started|left|quit')}\s+(?:a|my|our)\s+(?:\S+\s+){0,2}?(?:job|position|role)\b`,
+    String.raw`\b(?:employer|company|role|title)\s+is\b|\bpromoted\s+to\b`,
+    String.raw`(?:\b(?:am|is|are)|'m|'re|'s)\s+(?:\w+\s+)?an?\s+(?:\S+\s+){0,3}?(?:${JOB_WORDS})\b`,
+    String.raw`\b(?:manager|boss|supervisor|${PARTNERS})\s+is\s|\bis\s+my\s+(?:\w+\s+)?(?:manager|boss|supervisor|${PARTNERS})\b`,
+    String.raw`${either('report|reports|reporting')}\s+to\s+\p{Lu}`,
+    String.raw`\b(?:married|engaged|dating|divorced)\s+(?:to\s+)?\p{Lu}|\b(?:broke|split)\s+up\b`,
+    String.raw`\b(?:vegetarian|vegan|pescatarian|pescetarian)\b|\beat(?:s|ing)?\s+meat\b`,
+    String.raw`\b(?:named|called)\s+\p{Lu}|\b(?:died|passed\s+away)\b`,
+    String.raw`\b(?:phone|car|bank|provider|gym|laptop|dentist|doctor|therapist|carrier)\s+is\s+(?:\S+\s+){0,2}?${NAMED}`,
+    String.raw`\bswitched\b(?:\s+\S+){0,5}?\s+to\s+(?:\S+\s+)?${NAMED}|\bdrives?\s+an?\s+(?:\S+\s+)?\p{Lu}|\bbanks?\s+with\s+\p{Lu}`,
   ].join('|'),
-  'i',
+  'u',
 );
 
 /** A speaker's label, `Caroline: …` (transcripts). */
@@ -90,14 +101,8 @@ function tagger(): Nlp {
   return (nlp ??= createRequire(import.meta.url)('compromise') as Nlp);
 }
 
-/** Tagged clauses by text; cleared when it outgrows a vault's repeats. */
-const tagged = new Map<string, Term[]>();
-const TAGGED_LIMIT = 20_000;
-
 function termsOf(clause: string): Term[] {
-  let terms = tagged.get(clause);
-  if (terms !== undefined) return terms;
-  terms = tagger()(clause)
+  return tagger()(clause)
     .json()
     .flatMap((s) => s.terms)
     .map((t) => ({
@@ -108,9 +113,6 @@ function termsOf(clause: string): Term[] {
       stop: /[,;:!?.()"—–]/.test(t.post),
     }))
     .filter((t) => t.word !== '' || t.tags.size > 0);
-  if (tagged.size >= TAGGED_LIMIT) tagged.clear();
-  tagged.set(clause, terms);
-  return terms;
 }
 
 // ---- who the clause is about --------------------------------------------------------------------------
@@ -173,6 +175,9 @@ function verbBefore(terms: readonly Term[], at: number, allow: readonly string[]
   return { holder: { kind: 'other' }, before };
 }
 
+/** A sentence's first word's tags, by the word. */
+const nameTags = new Map<string, ReadonlySet<string>>();
+
 /** The subject of a sentence's first clause, for a later clause that has none ("Umar leads Harbor and lives in Kyoto"). */
 function sentenceHolder(sentence: string): Holder {
   const first = /^\s*(?:(?:[Tt]he\s+)?[Uu]ser\b|(I|We|we)\b|(\p{Lu}[\p{L}\p{M}'’-]*(?:\s\p{Lu}[\p{L}\p{M}'’-]*){0,2}))/u.exec(sentence);
@@ -181,8 +186,13 @@ function sentenceHolder(sentence: string): Holder {
   const name = first[2].replace(/['’]s$/u, '');
   if (/\s/.test(name) === false && !/^\p{Lu}/u.test(name)) return { kind: 'other' };
   if (NOT_NAMES.has(name.split(/\s/)[0]!.toLowerCase())) return { kind: 'other' };
-  const word = termsOf(name)[0];
-  if (word === undefined || ['Date', 'Adverb', 'Verb', 'Pronoun', 'Conjunction', 'Preposition', 'Determiner', 'Adjective', 'QuestionWord', 'Expression'].some((tag) => word.tags.has(tag))) return { kind: 'other' };
+  let tags = nameTags.get(name);
+  if (tags === undefined) {
+    if (nameTags.size >= MEMO_LIMIT) nameTags.clear();
+    nameTags.set(name, (tags = termsOf(name)[0]?.tags ?? new Set()));
+  }
+  const word = { tags };
+  if (tags.size === 0 || ['Date', 'Adverb', 'Verb', 'Pronoun', 'Conjunction', 'Preposition', 'Determiner', 'Adjective', 'QuestionWord', 'Expression'].some((tag) => word.tags.has(tag))) return { kind: 'other' };
   return { kind: 'name', name };
 }
 
@@ -673,6 +683,28 @@ function clausesOf(sentence: string): string[] {
   return sentence.split(/\s*[;—–]\s*|\s+-\s+|,\s+(?=(?:and|but|so|then|now)\s)|(?<!^\s*\p{Lu}[\p{L}'’-]*)\s+(?=(?:and|but)\s+(?:I|we|she|he|they|[a-z]+s|just|now|recently|moved|joined|started|left|quit|lives|works)\b)/u).filter((c) => c.trim() !== '');
 }
 
+/** A clause's reading and the words before its cue, by the clause's text; cleared when it outgrows a vault's repeats. */
+const readings = new Map<string, { reading: Reading; own: string } | null>();
+const MEMO_LIMIT = 20_000;
+
+/** The first reading of a clause, unless the words before its cue make it a plan, a wish or a condition. */
+function clauseReading(clause: string): { reading: Reading; own: string } | null {
+  let read = readings.get(clause);
+  if (read !== undefined) return read;
+  read = null;
+  const terms = termsOf(clause);
+  for (const reader of READERS) {
+    const reading = reader(terms);
+    if (reading === null) continue;
+    const own = terms.slice(0, reading.at).map((t) => t.text).join(' ');
+    if (!HYPOTHETICAL_RE.test(own.replace(/\bMay\b/g, ''))) read = { reading, own }; // "May": the month, not the modal
+    break;
+  }
+  if (readings.size >= MEMO_LIMIT) readings.clear();
+  readings.set(clause, read);
+  return read;
+}
+
 /**
  * The change of state a text states, or null. A speaker's label (`Caroline: …`) or `ctx.speaker` makes
  * the first person that speaker; otherwise the first person, an agent's "the user", and a sentence with no
@@ -695,23 +727,18 @@ export function readStateChange(text: string, ctx: { speaker?: string | null } =
     let inherited: Holder | undefined;
     for (const [n, clause] of clauses.entries()) {
       if (!CUE_RE.test(clause)) continue;
-      const terms = termsOf(clause);
-      for (const read of READERS) {
-        const reading = read(terms);
-        if (reading === null) continue;
-        let holder = reading.holder;
-        if (holder.kind === 'inherit') holder = n === 0 ? { kind: 'self' } : (inherited ??= sentenceHolder(clauses[0]!));
-        if (holder.kind === 'other' || holder.kind === 'inherit') break;
-        const own = terms.slice(0, reading.at).map((t) => t.text).join(' ');
-        const before = `${clauses.slice(0, n).join(' ')} ${own}`;
-        if (HYPOTHETICAL_RE.test(own.replace(/\bMay\b/g, ''))) break; // the month, not the modal
-        const name = holder.kind === 'self' ? speaker : holder.name;
-        const subject = name === null ? reading.subject : `${name}'s ${reading.subject}`;
-        const change: StateChange = { subject, key: normalizeText(subject), value: reading.value.trim(), holder: name, sure: reading.sure && !HEDGE_RE.test(before) };
-        if (change.sure) return change;
-        unsure ??= change;
-        break;
-      }
+      const read = clauseReading(clause);
+      if (read === null) continue;
+      const { reading, own } = read;
+      let holder = reading.holder;
+      if (holder.kind === 'inherit') holder = n === 0 ? { kind: 'self' } : (inherited ??= sentenceHolder(clauses[0]!));
+      if (holder.kind === 'other' || holder.kind === 'inherit') continue;
+      const name = holder.kind === 'self' ? speaker : holder.name;
+      const subject = name === null ? reading.subject : `${name}'s ${reading.subject}`;
+      const hedged = HEDGE_RE.test(`${clauses.slice(0, n).join(' ')} ${own}`);
+      const change: StateChange = { subject, key: normalizeText(subject), value: reading.value.trim(), holder: name, sure: reading.sure && !hedged };
+      if (change.sure) return change;
+      unsure ??= change;
     }
   }
   return unsure;
