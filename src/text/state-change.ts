@@ -711,6 +711,7 @@ function clauseReading(clause: string): { reading: Reading; own: string } | null
  * subject ("Moved to Oslo") are the vault's owner.
  */
 export function readStateChange(text: string, ctx: { speaker?: string | null } = {}): StateChange | null {
+  if (!CUE_RE.test(text)) return null; // most facts: one regular expression, and nothing loaded
   let body = text.trim();
   let speaker = ctx.speaker ?? null;
   const label = SPEAKER_RE.exec(body);
@@ -718,7 +719,6 @@ export function readStateChange(text: string, ctx: { speaker?: string | null } =
     body = body.slice(label[0].length);
     if (ctx.speaker === undefined) speaker = label[1]!;
   }
-  if (!CUE_RE.test(body)) return null;
   let unsure: StateChange | null = null;
   for (const sentence of sentencesOf(body)) {
     if (!CUE_RE.test(sentence) || /\?\s*["')\]]*\s*$/.test(sentence)) continue; // a question asks, it does not tell
