@@ -258,7 +258,8 @@ function roleAt(terms: readonly Term[], at: number): string | null {
     const titleWord = JOB_MODIFIERS.has(t.word) || JOB_HEADS.has(t.word);
     if (!titleWord && (t.tags.has('Preposition') || t.tags.has('Conjunction') || t.tags.has('Verb') || t.tags.has('Determiner') || t.word === 'now')) break;
     words.push(t);
-    if (t.stop) break;
+    // a title ends at its job word ("staff engineer last month"), unless another follows ("lead designer")
+    if (t.stop || (JOB_HEADS.has(t.word) && !JOB_HEADS.has(terms[i + 1]?.word ?? ''))) break;
   }
   const head = words.at(-1);
   if (head === undefined || !JOB_HEADS.has(head.word)) return null;
