@@ -20,10 +20,12 @@ export const ROWS_FILE = '.vaultkeeper/index-rows.json';
  * stored values, not of its JSON; 7: of their UTF-8 bytes, each after its length (row-hash.ts); 8: the
  * full-text columns hold index terms (terms.ts), not text for LanceDB to stem; 9: a file's row keys and hashes
  * are two lists in the rows file, not an object (an object of 100k keys cost a rebuild ~0.1 s to build), and a
- * row's hash is a 64-bit xxHash (row-hash.ts); 10: a part page's "Part of [[hub]]." line is navigation, not a row. An older
+ * row's hash is a 64-bit xxHash (row-hash.ts); 10: a fact stating a change of state in plain English has a
+ * subject and its subject's words (text/state-change.ts); 11: a part page's "Part of [[hub]]." line is
+ * navigation, not a row. An older
  * index is rebuilt: its hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
  */
-const VERSION = 10;
+const VERSION = 11;
 
 export interface FileEntry {
   size: number;

@@ -5,6 +5,7 @@
 import { isPending, type Journal } from '../dream/journal.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
+import { readStateChange, subjectWords } from '../text/state-change.js';
 import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
@@ -20,6 +21,8 @@ import { CITATION_RE } from '../text/citation.js';
 export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
 /** Citations are for people and checks; as search terms they are noise. */
 const LINK_RE = /!?\[\[[^\]]*\]\]/g;
+/** A list item's marker (and a task's box), before its statement. */
+const LIST_MARKER_RE = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?/;
 /** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
 const GENERATED_CORE_SECTIONS = ['Often recalled', 'Pages'];
 
@@ -71,6 +74,11 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
   for (let index = 0; index < facts.length; index++) {
     const fact = facts[index]!;
     if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
+    // A keyed fact's subject, else a plain-English change of state read surely ("I moved to Lisbon" is `home city`):
+    // it supersedes as a keyed value does, and is found by its subject's words, as a keyed fact is (state-change.ts).
+    const keyed = keyedSubject(fact.text);
+    const change = keyed === null ? readStateChange(fact.text) : null;
+    const subject = keyed ?? (change?.sure === true ? change.key : '');
     rows.push({
       key: `f:${rel}#${fact.id}`,
       kind: 'fact',
@@ -91,9 +99,9 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
       archived: false,
       citations: [],
       text: fact.text,
-      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), when]),
+      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), change?.sure === true ? indexTerms(subjectWords(change)) : '', when]),
       context: joinTerms([passages.get(fact.id)!, when]),
-      subject: keyedSubject(fact.text) ?? '',
+      subject,
     });
   }
   return rows;
@@ -153,6 +161,9 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
       const date = (cites ? newestDate([statement.text], tombstones) : null) ?? sectionDate;
       const when = date === null ? '' : termsOf(dateWords(date));
       const ownTerms = indexTerms(own);
+      // A dated statement of a change of state supersedes as its fact did (a line with no date could be newer than any).
+      const change = cites && date !== null ? readStateChange(own.replace(LIST_MARKER_RE, '')) : null;
+      const sure = change?.sure === true ? change : null;
       // The terms of the heading lines, the cited facts' passage lines and its own line, each line once.
       let context: string;
       if (passages.length === 0) context = joinTerms([headingTerms, own === '' || heading.includes(own) ? '' : ownTerms, when]);
@@ -172,8 +183,9 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: joinTerms([ownTerms, when]),
+          content: joinTerms([ownTerms, sure === null ? '' : indexTerms(subjectWords(sure)), when]),
           context,
+          subject: sure?.key ?? '',
         }),
       );
     }
@@ -198,6 +210,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
           text,
           content: indexTerms(text),
           context: indexTerms(`${page.title}\n${page.aliases.join(' ')}`),
+          subject: '',
         }),
       );
     }
@@ -208,7 +221,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
 /** What every row of one page shares. */
 type PageFields = Pick<IndexRow, 'kind' | 'path' | 'tags' | 'title' | 'page_type' | 'status' | 'archived'>;
 /** What one row of a page holds of its own. */
-type PageRowFields = Pick<IndexRow, 'key' | 'line' | 'line_end' | 'section_line' | 'section_end' | 'date' | 'heading' | 'heading_path' | 'citations' | 'text' | 'content' | 'context'>;
+type PageRowFields = Pick<IndexRow, 'key' | 'line' | 'line_end' | 'section_line' | 'section_end' | 'date' | 'heading' | 'heading_path' | 'citations' | 'text' | 'content' | 'context' | 'subject'>;
 
 /**
  * A page row as one object literal. Spreading the page's shared fields into each row made every row a slow
@@ -225,7 +238,7 @@ function pageRow(base: PageFields, own: PageRowFields): IndexRow {
     page_type: base.page_type,
     status: base.status,
     archived: base.archived,
-    subject: '',
+    subject: own.subject,
     key: own.key,
     line: own.line,
     line_end: own.line_end,

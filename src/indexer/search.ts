@@ -231,17 +231,26 @@ export function fuse(
 
 /**
  * Among keyed facts of one subject only the newest value (latest date, then the later-written line)
- * keeps its score; older ones rank as History does, whether or not the newest was found too.
+ * keeps its score; older ones rank as History does, whether or not the newest was found too, and below
+ * the newest when it was: a keyed line's few words outscore the plain sentence that changed it
+ * ("home city:: Berlin", then "I moved to Lisbon last weekend"; text/state-change.ts).
  */
 async function supersede(store: IndexStore, scored: Scored[], where: string | null): Promise<Scored[]> {
   const subjects = [...new Set(scored.filter((s) => s.hit.subject !== '').map((s) => s.hit.subject))];
   if (subjects.length === 0) return scored;
   const newest = await store.newestKeyed(subjects, where);
+  const found = new Map(scored.filter((s) => s.hit.subject !== '').map((s) => [s.hit.key, s.score]));
   return scored.map((entry) => {
     const current = entry.hit.subject === '' ? undefined : newest.get(entry.hit.subject);
-    return current === undefined || current.key === entry.hit.key ? entry : { ...entry, score: entry.score * HISTORY_WEIGHT };
+    if (current === undefined || current.key === entry.hit.key) return entry;
+    const score = entry.score * HISTORY_WEIGHT;
+    const below = found.get(current.key);
+    return { ...entry, score: below === undefined ? score : Math.min(score, below * SUPERSEDED_BELOW) };
   });
 }
+
+/** How far below its subject's current value a found older value ranks at most. */
+const SUPERSEDED_BELOW = 0.99;
 
 /** The documented order: score, then date (newest first), then path, then line. */
 function rank(units: Unit[]): Unit[] {

@@ -238,11 +238,14 @@ export class IndexStore {
     return hits;
   }
 
-  /** For each subject, the newest keyed fact (latest date, then latest line: the later-written). */
+  /**
+   * For each subject, the newest row that states it (latest date, then latest line: the later-written): keyed facts,
+   * and facts or dated page statements that state a change of state in plain English (projection.ts).
+   */
   async newestKeyed(subjects: readonly string[], where: string | null): Promise<Map<string, { date: string; line: number; key: string }>> {
     const newest = new Map<string, { date: string; line: number; key: string }>();
     if ((await this.current()) === null || subjects.length === 0) return newest;
-    const filter = [`kind = 'fact'`, `subject IN (${subjects.map(sqlString).join(', ')})`, ...(where === null ? [] : [where])].join(' AND ');
+    const filter = [`subject IN (${subjects.map(sqlString).join(', ')})`, ...(where === null ? [] : [where])].join(' AND ');
     const KEYED = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
     const c = await fetchColumns(this.table!.query().where(filter).select(Object.keys(KEYED)), KEYED);
     for (let i = 0; i < c.key!.length; i++) {
