@@ -11,6 +11,7 @@ import { monthWords } from '../text/date-words.js';
 import { isItem, itemBody, subjectOf, type Page } from './page.js';
 import { TOPICS, topicOf } from './topics.js';
 import { isMention } from './mentions.js';
+import { byText } from '../text/compare.js';
 
 /** Statements quoted in a lead, beyond the current values. */
 const LEAD_STATEMENTS = 3;
@@ -53,7 +54,7 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
   // first), then the newest.
   const named = type === 'topic' ? stated : stated.filter((s) => s.body.includes(title.split(' ')[0]!));
   const pool = (named.length > 0 ? named : stated).filter((s) => s.body.length <= LEAD_STATEMENT_CHARS);
-  for (const s of [...pool].sort((a, b) => a.rank - b.rank || b.date.localeCompare(a.date) || a.body.localeCompare(b.body)).slice(0, LEAD_STATEMENTS)) {
+  for (const s of [...pool].sort((a, b) => a.rank - b.rank || byText(b.date, a.date) || byText(a.body, b.body)).slice(0, LEAD_STATEMENTS)) {
     parts.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
   }
   const lead = parts.join(' ');

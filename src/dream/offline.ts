@@ -108,6 +108,10 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     const content = await readFile(path.join(input.root, rel), 'utf8');
     pages.set(rel, new Page(rel, content.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n'), false, content));
   }
+  // A person's notes on an adopted vault are theirs (dream.adopted_notes): read, never written; the dream's
+  // statements go to pages of its own (a name they hold is kept free, below).
+  const reserved = new Set(input.readOnly ?? []);
+  for (const rel of reserved) pages.delete(rel);
   removeForgotten(pages, input.tombstones);
   resolveConflicts(pages.values());
 
@@ -123,7 +127,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     pages.set(rel, page);
     return page;
   };
-  const routing = await planRouting(pages, facts);
+  const routing = await planRouting(pages, facts, reserved);
   const stated = new StatementIndex(pages);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
@@ -307,7 +311,7 @@ interface Routing {
  * at least MIN_FACTS_FOR_PAGE facts, or one that already has a page; a group of tags that occur together
  * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
  */
-async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Promise<Routing> {
+async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
@@ -419,7 +423,8 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[]): Pr
   }
 
   const create = (at: string, title: string, type: string, tags: string[], aliases: string[], date: string): Page => {
-    const rel = isGeneratedPage(at) ? at.replace(/\.md$/, ' notes.md') : at;
+    // Beside a generated page or a person's read-only note of the same name, never over it.
+    const rel = isGeneratedPage(at) ? at.replace(/\.md$/, ' notes.md') : reserved.has(at) ? at.replace(/\.md$/, ' (wiki).md') : at;
     const held = pages.get(rel);
     if (held !== undefined) return held;
     const front = ['---', `title: ${JSON.stringify(title)}`, `type: ${type}`, `tags: ${quoteList(tags)}`];

@@ -19,6 +19,7 @@
  * holds a conflict of that subject a person resolved (ticked); an older value that stood before the run moves
  * to History.
  */
+import { byText } from '../text/compare.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
@@ -135,7 +136,7 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
     for (const line of history) addToHistory(lines, line, eol);
     await writeFileAtomic(target.abs, lines.join('\n'));
   }
-  return { corrected: corrected.sort((a, b) => a.path.localeCompare(b.path)), failure: null };
+  return { corrected: corrected.sort((a, b) => byText(a.path, b.path)), failure: null };
 }
 
 /** A superseded keyed line as History shows it: `subject: value`, so only Current holds the inline field. */

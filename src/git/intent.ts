@@ -9,6 +9,7 @@
  * their files: what a crash leaves uncommitted there is the program's (a `recover:` commit), while log
  * lines no intent names were typed by a person and are committed as theirs (`log: lines written by hand`).
  */
+import { VaultkeeperError } from '../core/errors.js';
 import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
@@ -30,7 +31,15 @@ export async function writeIntent(lock: WriteLock, intent: Intent): Promise<void
 
 /** Says that the program is about to append to `paths` (logs, the tombstones) and commit them; cleared after the commit. */
 export async function writeAppendIntent(lock: WriteLock, paths: readonly string[]): Promise<void> {
-  await writeIntent(lock, { kind: 'append', paths: [...paths] });
+  try {
+    await writeIntent(lock, { kind: 'append', paths: [...paths] });
+  } catch (error) {
+    // Before anything is appended: a full disk here means nothing was written, and says so.
+    if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
+      throw new VaultkeeperError('VK_DISK_FULL', `the disk is full: nothing was written to ${paths.join(', ')}`, { hint: 'free some space, then run the command again', cause: error });
+    }
+    throw error;
+  }
 }
 
 export async function clearIntent(lock: WriteLock): Promise<void> {

@@ -42,9 +42,9 @@ describe('promote', () => {
     expect(first.commit).toMatch(/^[0-9a-f]{40}$/);
     const memory = await readFile(path.join(vault.root, 'MEMORY.md'), 'utf8');
     // the coffee facts sit on the category pages they were filed under (two facts are too few for a topic page)
-    expect(memory).toMatch(/## Often recalled\n\n- \[\[(Facts|Preferences)\]\] \(recalled \d+ times\)/);
+    expect(memory).toMatch(/## Often recalled\n\n- \[\[(General|Preferences)\]\] \(recalled \d+ times\)/);
     expect(opCommits(vault.root, 'promote')).toHaveLength(1);
-    expect(git(vault.root, 'log', '-1', '--format=%B')).toMatch(/^promote: MEMORY\.md, \d+ lines in, \d+ out\n[\s\S]*\+ \[\[(Facts|Preferences)\]\] \(recalled/);
+    expect(git(vault.root, 'log', '-1', '--format=%B')).toMatch(/^promote: MEMORY\.md, \d+ lines in, \d+ out\n[\s\S]*\+ \[\[(General|Preferences)\]\] \(recalled/);
     expect(git(vault.root, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe('MEMORY.md');
 
     const second = await promoteMemory(vault, { now: new Date('2026-06-06T04:00:00Z') });

@@ -250,7 +250,7 @@ describe('the gate after a failed or waiting run, on the library clock', { timeo
     const retry = await runCli(['--vault', vault.root, 'dream', '--retry-skipped', '--offline', '--json']);
     expect(retry.code, retry.stderr).toBe(0);
     expect(JSON.parse(retry.stdout)).toMatchObject({ status: 'ok', batch: { from: day, to: day }, facts: 3, retried: [day] });
-    expect(await readFile(path.join(vault.root, 'log.md'), 'utf8')).toMatch(new RegExp(`consolidated ${day}\\.\\.${day} · retried=${day} · watermark=${day} · pages \\+\\d+ ~\\d+ · facts 3\\n$`));
+    expect(await readFile(path.join(vault.root, 'log.md'), 'utf8')).toMatch(new RegExp(`consolidated ${day}\\.\\.${day} · retried=${day} · watermark=${day} · pages \\+\\d+ ~\\d+ · facts 3 · placed 3 · filed 0\\n$`));
     const after = JSON.parse((await runCli(['--vault', vault.root, 'status', '--json'])).stdout) as { skipped: string[]; skipped_days: unknown[]; pending: string[] };
     expect(after).toMatchObject({ skipped: [], skipped_days: [], pending: [] });
     const none = await runCli(['--vault', vault.root, 'dream', '--retry-skipped', '--offline']);

@@ -185,7 +185,10 @@ describe('facts dated at or below the watermark are pending for the next dream',
     const line = before.split('\n').find((l) => l.includes(`#^${VIOLA}`))!;
     // A person turns the viola's line into an example inside a code block.
     const fenced = ['```markdown', line, '```'].join('\n');
-    await writeTree(root, { [page]: before.replace(line, '').trimEnd() + `\n\n${fenced}\n` });
+    // (The page's lead quotes its statements with their citations: the person takes the viola out of it too.)
+    const cite = /\[\[\d{4}-\d{2}-\d{2}#\^[0-9a-z-]+\]\]/.exec(line)![0];
+    const unled = before.split('\n').map((l) => (l.startsWith('**') ? l.replace(` ${cite}`, '') : l)).join('\n');
+    await writeTree(root, { [page]: unled.replace(line, '').trimEnd() + `\n\n${fenced}\n` });
     await git(root, ['add', '--all']);
     await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', 'commit', '--quiet', '-m', 'example']);
 

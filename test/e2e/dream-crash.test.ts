@@ -50,7 +50,7 @@ describe('a dream killed mid-run', () => {
     const redo = await runJson<{ status: string; batch: { from: string; to: string } }>(['--vault', root, 'dream', '--force', '--offline']);
     expect(redo).toMatchObject({ status: 'ok', batch: { from: '2026-06-01', to: '2026-06-01' } });
     // One #tea fact is too little for a page of its own: it joins its category's page.
-    expect(await readFile(path.join(root, '2_Areas/Facts.md'), 'utf8')).toMatch(/Drinks green tea \[\[2026-06-01#\^f-/);
+    expect(await readFile(path.join(root, '2_Areas/General.md'), 'utf8')).toMatch(/Drinks green tea \[\[2026-06-01#\^f-/);
     expect(execFileSync('git', ['worktree', 'list'], { cwd: root, encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
   });
 });

@@ -102,6 +102,7 @@ interface DreamJson {
   watermark: { before: string | null; after: string | null };
   commit: string | null;
   consolidator: string;
+  fallback?: string | null;
 }
 
 async function dream(v: Vault): Promise<DreamJson> {
@@ -242,18 +243,21 @@ describe('the dream agent cannot escape the wiki pages', () => {
     expect(calls[0]!.arguments.length).toBeLessThan(70_000);
   }, 120_000);
 
-  it('a model that never calls finish hits the step budget and the run is rolled back', async () => {
+  it('a model that never calls finish hits the step budget: its writes are dropped and the offline consolidator does the run (a budget never costs a day)', async () => {
     const v = await makeVault([readLogs, tools(call('write_page', { path: '0_Inbox/notes.md', content: '# Notes\n\n- half done [[2025-06-01#^f-aaaaaaaaaa]]\n' }))], {
       fallback: tools(call('list_pages')),
       config: 'llm:\n  max_steps: 5\n',
     });
-    const before = await state(v);
     const result = await dream(v);
-    await expectRolledBack(v, result, before, 'consolidator');
-    expect(result.reason).toMatch(/step budget \(llm\.max_steps = 5/);
+    expect(result.status, result.reason).toBe('ok');
+    expect(result.consolidator).toBe('offline');
+    expect(result.fallback).toMatch(/step budget \(llm\.max_steps = 5/);
     expect(v.server.requests).toHaveLength(5);
     const calls = await loggedCalls(v, result.run);
     expect(calls.filter((c) => c.name === 'write_page' && c.ok)).toHaveLength(1);
+    // What the model wrote before the budget ran out reached nothing: the tree was reset for the offline run.
+    await expect(readFile(path.join(v.root, '0_Inbox/notes.md'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await readFile(path.join(v.root, `logs/${D1}.md`), 'utf8')).toBe(LOG1);
   });
 
   it('instructions injected through a fact are powerless: the model sees them only as read_log data, and obeying them is refused', async () => {

@@ -79,7 +79,7 @@ describe('a conflict resolved on its page', { timeout: 240_000 }, () => {
     expect((await dream(root)).status).toBe('ok');
     const open = await runJson<ConflictJson>(['--vault', root, 'conflicts']);
     expect(open.conflicts.map((c) => [c.subject, c.page, c.resolved])).toEqual([
-      ['home city', '2_Areas/Facts.md', false],
+      ['home city', '2_Areas/General.md', false],
       ['standup time', '2_Areas/Work.md', false],
       ['gym day', '2_Areas/Work.md', false],
     ]);
@@ -87,8 +87,8 @@ describe('a conflict resolved on its page', { timeout: 240_000 }, () => {
     expect(await read(root, '0_Inbox/conflicts.md')).toMatch(/- \[ \] \*\*home city\*\*: .* · on \[\[2_Areas\/Facts\|Facts\]\]\n/);
 
     // Ticked on one page; on the other, a value written under Current, and a conflict line deleted.
-    const facts = await read(root, '2_Areas/Facts.md');
-    await writeFile(path.join(root, '2_Areas/Facts.md'), facts.replace('- [ ] **home city**', '- [x] **home city**'));
+    const facts = await read(root, '2_Areas/General.md');
+    await writeFile(path.join(root, '2_Areas/General.md'), facts.replace('- [ ] **home city**', '- [x] **home city**'));
     const work = await read(root, '2_Areas/Work.md');
     await writeFile(
       path.join(root, '2_Areas/Work.md'),
@@ -125,7 +125,7 @@ describe('a conflict resolved on its page', { timeout: 240_000 }, () => {
     expect(settled).toMatch(/## Current\n\n- standup time:: 10:00\n/);
     expect(settled).toMatch(/## History\n\n(- .+\n)*- \[x\] \*\*standup time\*\*: "09:30"/);
     expect(settled).not.toContain('## Conflicts');
-    expect(await read(root, '2_Areas/Facts.md')).toMatch(/## Current\n\n- home city:: Porto \[\[2026-06-04#/);
+    expect(await read(root, '2_Areas/General.md')).toMatch(/## Current\n\n- home city:: Porto \[\[2026-06-04#/);
     expect((await runJson<ConflictJson>(['--vault', root, 'conflicts', '--all'])).conflicts.map((c) => c.resolved_by)).toEqual(['inbox', 'inbox', 'inbox']);
     expect(await gitStatus(root)).toEqual([]);
   });
@@ -242,7 +242,7 @@ describe('a person\'s own notes on an adopted vault', { timeout: 240_000 }, () =
         const [result] = toolResults(request);
         // The error result is what the model reads; it writes its own page next.
         expect(result).toBeDefined();
-        return tools(call('write_page', { path: '2_Areas/Lisbon trip.md', content: `# Lisbon trip\n\nAbout [[Lisbon]].\n\n${FACTS.map((f, i) => `- ${f.text} ${cites[i]}`).join('\n')}\n` }));
+        return tools(call('write_page', { path: '2_Areas/Lisbon trip.md', content: `# Lisbon trip\n\nSee also [[Lisbon]].\n\n${FACTS.map((f, i) => `- ${f.text} ${cites[i]}`).join('\n')}\n` }));
       },
       tools(call('finish', { summary: 'placed the facts on a page of my own' })),
     ];

@@ -66,9 +66,9 @@ const CASES: Case[] = [
   { writer: 'dream → index.md', at: 'index.md', args: DREAM, outcome: 'refused' },
   { writer: 'dream → MEMORY.md', at: 'MEMORY.md', args: DREAM, outcome: 'refused' },
   { writer: 'dream → log.md', at: 'log.md', args: DREAM, outcome: 'refused' },
-  { writer: 'dream → page', at: '2_Areas/Facts.md', args: DREAM, outcome: 'read-only' },
+  { writer: 'dream → page', at: '2_Areas/General.md', args: DREAM, outcome: 'read-only' },
   { writer: 'dream → page', at: '2_Areas', args: DREAM, outcome: 'read-only', commit: true },
-  { writer: 'dream --dry-run → page', at: '2_Areas/Facts.md', args: [...DREAM, '--dry-run'], outcome: 'read-only' },
+  { writer: 'dream --dry-run → page', at: '2_Areas/General.md', args: [...DREAM, '--dry-run'], outcome: 'read-only' },
   { writer: 'dream --dry-run → page', at: '2_Areas', args: [...DREAM, '--dry-run'], outcome: 'read-only', commit: true },
   // An uncommitted folder-for-link swap is a change the dry run's safety check refuses; nothing leaves either way.
   { writer: 'dream --dry-run → page', at: '2_Areas', args: [...DREAM, '--dry-run'], outcome: 'untouched' },
@@ -170,7 +170,7 @@ describe('no program write leaves the vault', () => {
           expect(result.code, result.stderr).toBe(0);
           const dream = JSON.parse(result.stdout) as { status: string; outside?: string[] };
           expect(dream.status).toBe(Array.isArray(c.args) && c.args.includes('--dry-run') ? 'dry-run' : 'ok');
-          expect(dream.outside).toContain('2_Areas/Facts.md');
+          expect(dream.outside).toContain('2_Areas/General.md');
         }
       });
     }
@@ -215,10 +215,10 @@ describe('no program write leaves the vault', () => {
     const root = path.join(dir, 'vault');
     await cp(template, root, { recursive: true, verbatimSymlinks: true });
     const moved = path.join(dir, 'outside.md');
-    await rename(path.join(root, '2_Areas/Facts.md'), moved);
-    await symlink(moved, path.join(root, '2_Areas/Facts.md'));
+    await rename(path.join(root, '2_Areas/General.md'), moved);
+    await symlink(moved, path.join(root, '2_Areas/General.md'));
     await runJson(['--vault', root, 'reindex'], { env });
     const found = await runJson<{ results: { path: string }[] }>(['--vault', root, 'search', 'I like coffee', '--kind', 'page'], { env });
-    expect(found.results.map((r) => r.path)).toContain('2_Areas/Facts.md');
+    expect(found.results.map((r) => r.path)).toContain('2_Areas/General.md');
   });
 });
