@@ -5,6 +5,7 @@
  * which places them without moving the watermark back. The only fake is a scripted OpenAI-compatible
  * server on 127.0.0.1.
  */
+import { listWikiPages } from '../../src/pages/discover.js';
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -182,13 +183,21 @@ describe('facts dated at or below the watermark are pending for the next dream',
     expect((await dream(root, '--offline')).status).toBe('ok');
     const page = (await citations(root)).get(VIOLA)!;
     const before = await readFile(path.join(root, page), 'utf8');
-    const line = before.split('\n').find((l) => l.includes(`#^${VIOLA}`))!;
+    const line = before.split('\n').find((l) => l.startsWith('- ') && l.includes(`#^${VIOLA}`))!;
     // A person turns the viola's line into an example inside a code block.
     const fenced = ['```markdown', line, '```'].join('\n');
-    // (The page's lead quotes its statements with their citations: the person takes the viola out of it too.)
+    // (A page's lead quotes its statements with their citations: the person takes the viola out of every other
+    // line that cites it too.)
     const cite = /\[\[\d{4}-\d{2}-\d{2}#\^[0-9a-z-]+\]\]/.exec(line)![0];
-    const unled = before.split('\n').map((l) => (l.startsWith('**') ? l.replace(` ${cite}`, '') : l)).join('\n');
-    await writeTree(root, { [page]: unled.replace(line, '').trimEnd() + `\n\n${fenced}\n` });
+    const uncite = (text: string): string =>
+      text
+        .split('\n')
+        .filter((l) => !(l.startsWith('**') && l.includes(cite))) // a lead quoting it goes (the dream writes it anew)
+        .map((l) => (l === line ? l : l.replace(` ${cite}`, '')))
+        .join('\n');
+    const others: Record<string, string> = {};
+    for (const rel of await listWikiPages(root)) if (rel !== page) others[rel] = uncite(await readFile(path.join(root, rel), 'utf8'));
+    await writeTree(root, { ...others, [page]: uncite(before).replace(line, '').trimEnd() + `\n\n${fenced}\n` });
     await git(root, ['add', '--all']);
     await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', 'commit', '--quiet', '-m', 'example']);
 

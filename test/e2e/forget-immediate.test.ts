@@ -125,7 +125,7 @@ describe('forget is immediate everywhere', { timeout: 300_000 }, () => {
     expect((await git(root, ['show', '--name-only', '--format=', 'HEAD'])).trim().split('\n').sort()).toEqual(['.vaultkeeper/tombstones.jsonl', 'MEMORY.md', page].sort());
     const message = await git(root, ['log', '-1', '--format=%B']);
     expect(message).toMatch(/^forget: 1 fact \(text matching "allergic to peanuts"\)\n/);
-    expect(message).toContain(`~ ${page} (1)`);
+    expect(message).toContain(`~ ${page} (${held})`);
     expect(message).toContain('MEMORY.md regenerated: 1 facts out, 0 in.');
     expect(await gitStatus(root)).toEqual([]);
 

@@ -189,7 +189,7 @@ describe('search', () => {
     const fact = (await q({ kind: 'fact' }))[0]!;
     expect(fact).toMatchObject({ path: 'logs/2026-06-01.md', line: 4, date: '2026-06-01', link: '[[2026-06-01#^f-aaaaaaaaa1]]', category: 'preference' });
     const recall = (await readFile(path.join(vault.root, '.vaultkeeper/recall.jsonl'), 'utf8')).trim().split('\n');
-    expect(recall.length).toBe(7);
+    expect(recall.length).toBe(8);
     expect(JSON.parse(recall[0]!)).toMatchObject({ query: 'coffee roast', filters: { kind: 'page' } });
   });
 

@@ -84,7 +84,7 @@ describe('a conflict resolved on its page', { timeout: 240_000 }, () => {
       ['gym day', '2_Areas/Work.md', false],
     ]);
     // Each inbox entry names its page.
-    expect(await read(root, '0_Inbox/conflicts.md')).toMatch(/- \[ \] \*\*home city\*\*: .* · on \[\[2_Areas\/Facts\|Facts\]\]\n/);
+    expect(await read(root, '0_Inbox/conflicts.md')).toMatch(/- \[ \] \*\*home city\*\*: .* · on \[\[2_Areas\/General\|General\]\]\n/);
 
     // Ticked on one page; on the other, a value written under Current, and a conflict line deleted.
     const facts = await read(root, '2_Areas/General.md');
