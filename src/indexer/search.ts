@@ -5,6 +5,7 @@
  * (statements.ts); k, a character budget and a minimum score bound what comes back. Results come
  * in a deterministic order: score, then date (newest first), then path, then line.
  */
+import { isGeneratedPage } from '../vault/layout.js';
 import path from 'node:path';
 import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
@@ -277,7 +278,8 @@ function distinct(units: readonly Unit[]): Unit[] {
     const ids = (m: Scored): string[] => (m.hit.kind === 'fact' ? [m.hit.id] : m.hit.citations);
     const members = unit.members.filter((m) => ids(m).length === 0 || ids(m).some((id) => !shown.has(id)));
     if (members.length === 0) continue;
-    for (const m of members) for (const id of ids(m)) shown.add(id);
+    // A digest lists what was learned: it places no fact (DESIGN §6), so it takes no fact's slot either.
+    for (const m of members) if (!isGeneratedPage(m.hit.path)) for (const id of ids(m)) shown.add(id);
     out.push(members.length === unit.members.length ? unit : { members, score: unit.score });
   }
   return out;
