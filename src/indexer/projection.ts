@@ -2,6 +2,7 @@
  * The projection rules (DESIGN §6): which rows a file yields, given the watermark, the skipped dates
  * and the tombstones. Pure apart from reading the file; the same inputs always give the same rows.
  */
+import { dateWords } from '../text/date-words.js';
 import { isPending, type Journal } from '../dream/journal.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
@@ -274,9 +275,3 @@ function newestDate(lines: readonly string[], tombstones: TombstoneSet): string 
 /** A part page's line naming its hub ("Part of [[Caroline]]."): navigation, like a list of links. */
 const PART_OF_RE = /^Part of \[\[[^\]]+\]\]\.?$/;
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-/** A date as the words a question uses for it: "8 May 2023". */
-function dateWords(date: string): string {
-  const [year, month, day] = date.split('-').map(Number);
-  return `${day} ${MONTHS[month! - 1]} ${year}`;
-}

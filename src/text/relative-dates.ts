@@ -6,6 +6,7 @@
  * weekday, week, weekend, month, year), without doubling a preposition already there ("since last year"
  * → "since 2022"). Pure and deterministic: the reference is the fact's date at noon, never the clock.
  */
+import { dateWords } from './date-words.js';
 
 export interface ResolvedTime {
   /** The phrase as said: "last Friday". */
@@ -64,9 +65,7 @@ const COUNT_RE = /\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|ele
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 /** "2023-05-07" → "7 May 2023". */
-export function formatDay(iso: string): string {
-  return `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
-}
+export const formatDay = dateWords;
 
 function addDays(iso: string, n: number): string {
   return new Date(Date.parse(`${iso}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
