@@ -32,7 +32,7 @@ function describe(command: Command, path: string[]): Node {
     path,
     description: command.description(),
     options,
-    children: command.commands.filter((c) => c.name() !== 'help').map((c) => describe(c, [...path, c.name()])),
+    children: command.createHelp().visibleCommands(command).filter((c) => c.name() !== 'help').map((c) => describe(c, [...path, c.name()])),
   };
 }
 

@@ -197,6 +197,32 @@ function build(only: string | null = null): Command {
       .action(async (opts, command: Command) => (await import('./commands/daemon.js')).log(opts, globals(command)));
   }
 
+  if (want('sync')) program
+    .command('sync')
+    .description("pull and push the vault's git remote: the same memory on several machines (logs merge line by line, only one machine dreams)")
+    .option('--remote <url>', 'set the remote first (a bare git repository or any git URL)')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  vaultkeeper sync --remote ~/Sync/memory.git   # once\n  vaultkeeper sync                              # then, on each machine')
+    .action(async (opts, command: Command) => (await import('./commands/sync.js')).run(opts, globals(command)));
+
+  if (want('clone')) program
+    .command('clone')
+    .description("join a synced vault from another machine: clone its remote and build the index")
+    .argument('<remote>', 'the remote the other machine syncs with')
+    .argument('<path>', 'the folder for the vault')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  vaultkeeper clone ~/Sync/memory.git ~/memory')
+    .action(async (remote: string, target: string, opts) => (await import('./commands/sync.js')).clone(remote, target, opts));
+
+  if (want('merge-file')) program
+    .command('merge-file', { hidden: true })
+    .description("git's merge driver for logs, tombstones and log.md (set up by sync)")
+    .argument('<kind>', 'log or lines')
+    .argument('<base>')
+    .argument('<ours>')
+    .argument('<theirs>')
+    .action(async (kind: string, base: string, ours: string, theirs: string) => (await import('./commands/sync.js')).mergeFile(kind, base, ours, theirs));
+
   if (want('demo')) program
     .command('demo')
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')

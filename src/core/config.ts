@@ -132,6 +132,10 @@ export const ConfigSchema = z
           .describe(
             "Share of a batch's facts the consolidator itself must cite on pages outside 0_Inbox/ (rounded up); fewer fails the run's proof_of_work check and counts as a failed try. The runner's filing of uncited facts in 0_Inbox/unsorted.md is a safety net, not the run's work. 0: no minimum.",
           ),
+        where: z
+          .string()
+          .default('')
+          .describe("The one machine that dreams when the vault is synced between machines (`vaultkeeper sync`): its name (VAULTKEEPER_MACHINE, else the host name). Empty: any machine. The first sync sets it to the machine that syncs; the others receive pages."),
         adopted_notes: z
           .enum(['read-only', 'append'])
           .default('read-only')

@@ -4,6 +4,7 @@
  * the whole run. The vault itself changes only in that last step, so a failed check, a timeout or a
  * crash leaves it as it was, and the batch is simply redone.
  */
+import { dreamsElsewhere } from '../sync/machine.js';
 import { copyFile, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
@@ -189,6 +190,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
   const recovered = await withWriteLock(ctx.root, (lock) => finishInterrupted(lock, ctx.config));
   if (recovered !== null) emit({ type: 'step', message: `an interrupted step was ${recovered.outcome === 'undone' ? 'put back' : 'finished'}: ${recovered.subject}` });
   const journal = await readJournal(ctx.root);
+  // A synced vault dreams on one machine (dream.where); here, even --force only says where.
+  const elsewhere = dreamsElsewhere(ctx.config, ctx.env);
+  if (elsewhere !== null) return emptyResult('gated', elsewhere, journal.watermark);
   const tombstones = await readTombstones(ctx.root);
   const state = await readDreamState(ctx.root);
   const today = localStamp(now, ctx.timeZone).date;

@@ -22,6 +22,7 @@ import type { ForgetResult, ForgetTarget } from '../tombstones/forget.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
 import type { VaultStatus } from './status.js';
+import type { SyncResult } from '../sync/sync.js';
 
 export type VaultReindexOptions = Omit<ReindexOptions, 'embedder'>;
 
@@ -69,6 +70,14 @@ export class Vault {
       // Another indexer holds the lock; it reprojects every file when the tombstones change.
       if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
     }
+    return result;
+  }
+
+  /** Fetches, merges and pushes the vault's remote (sync/sync.ts), then brings the index up to date. */
+  async sync(options: { remote?: string | undefined; now?: Date } = {}): Promise<SyncResult> {
+    const { sync } = await import('../sync/sync.js');
+    const result = await sync(this.ctx, options);
+    await this.reindex({ lockWaitMs: 10_000 });
     return result;
   }
 
