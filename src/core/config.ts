@@ -170,6 +170,12 @@ export const ConfigSchema = z
           .min(0)
           .default(10)
           .describe('Hold LLM jobs (an LLM dream, LLM extraction) while the vault was written in the last N minutes, so they never compete with a person typing. 0: never hold.'),
+        sync_minutes: z
+          .number()
+          .int()
+          .min(0)
+          .default(15)
+          .describe('When the vault has a git remote (`vaultkeeper sync --remote`): sync every N minutes, after each dream and after each write the daemon indexes. 0: never sync by itself.'),
         discover: z
           .boolean()
           .default(false)

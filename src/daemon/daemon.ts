@@ -123,6 +123,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     warm = await startWarm(() => state.vault, {
       onIndexed: (changed) => {
         lastWrite = new Date();
+        events.push('indexed');
+        poke();
         logger.log('info', `indexed ${indexedList(changed)}`, { job: 'index' });
       },
       onIndexError: (error) => logger.log('error', `indexing failed: ${errorMessage(error)}`, { job: 'index' }),
@@ -261,6 +263,24 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         return retrySkippedDays(state.vault, { now: ctx.now, executor: state.executor ?? undefined, offline: state.fallback?.mode === 'offline' });
       },
     },
+    ...(state.vault.ctx.config.daemon.sync_minutes > 0
+      ? [
+          {
+            // The vault's remote, when it has one (sync/sync.ts): on a schedule, after a dream and after writes.
+            name: 'sync',
+            trigger: [{ every: state.vault.ctx.config.daemon.sync_minutes * MINUTE }, { after: 'dream' }, { event: 'indexed' }],
+            run: async () => {
+              try {
+                const result = await state.vault.sync();
+                return { summary: `${result.received} in, ${result.sent} out${result.merge === null ? '' : `, merged ${result.merge.slice(0, 8)}`}` };
+              } catch (error) {
+                if (error instanceof VaultkeeperError && error.code === 'VK_SYNC_NO_REMOTE') return { summary: 'no remote' };
+                throw error;
+              }
+            },
+          } satisfies Job,
+        ]
+      : []),
     {
       name: 'digest',
       trigger: { daily: '23:50' },

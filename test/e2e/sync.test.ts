@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLog } from '../../src/logs/factlog.js';
 import { runCli, runJson } from '../helpers/cli.js';
+import { DAEMON_CONFIG, until, useDaemons } from '../helpers/daemon.js';
 import { useTempDir } from '../helpers/tmp.js';
 import { expectOneLineError, git, gitStatus, initVault } from '../helpers/vault.js';
 
@@ -127,4 +128,20 @@ describe('sync between two machines', () => {
     await git(dir, ['clone', '--quiet', empty, path.join(dir, 'seed')]).catch(() => '');
     expectOneLineError(await runCli(['clone', empty, path.join(dir, 'x')], desktop), 1, /cannot clone|holds no vaultkeeper vault/);
   }, 60_000);
+});
+
+describe('the daemon syncs by itself', () => {
+  const tempDir = useTempDir();
+  const daemons = useDaemons(tempDir);
+
+  it('pushes a fact remembered while it runs, without a sync command', async () => {
+    const root = await daemons.vault([['The kettle is in the left cupboard']], `${DAEMON_CONFIG}daemon:\n  sync_minutes: 60\n`);
+    const remote = path.join(path.dirname(root), 'memory.git');
+    await git(path.dirname(root), ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
+    await runJson(['--vault', root, 'sync', '--remote', remote], laptop);
+    await daemons.start(root, laptop);
+    const fact = await runJson<{ facts: Array<{ id: string }> }>(['--vault', root, 'remember', 'The spare key is under the blue pot'], laptop);
+    // The watcher indexes the write; the sync job follows it and pushes the commit.
+    await until(async () => (await git(remote, ['log', '-p', 'main']).catch(() => '')).includes(fact.facts[0]!.id), 'the fact to reach the remote', 60_000, 500);
+  }, 120_000);
 });
