@@ -89,12 +89,14 @@ export async function finishInterrupted(lock: WriteLock, config: Config): Promis
  * duplicates them. The others were written by a person (a line typed into a daily log): committed as theirs.
  */
 async function commitLeftovers(lock: WriteLock, config: Config, appended: ReadonlySet<string>): Promise<Recovered | null> {
-  const out = await gitRunner(lock.root, ['core.quotepath=false']).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES]);
+  // Pages and MEMORY.md an intent names (forget's scrub) are looked at too; a page no intent names is a person's.
+  const others = [...appended].filter((rel) => rel !== TOMBSTONES && !rel.startsWith('logs/'));
+  const out = await gitRunner(lock.root, ['core.quotepath=false']).raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', 'logs', TOMBSTONES, ...others]);
   const paths = out
     .split('\u0000')
     .filter((entry) => entry.length > 3 && entry[0] !== 'R' && entry[0] !== 'D' && entry[1] !== 'D')
     .map((entry) => entry.slice(3))
-    .filter((rel) => rel === TOMBSTONES || /^logs\/\d{4}-\d{2}-\d{2}\.md$/.test(rel));
+    .filter((rel) => rel === TOMBSTONES || /^logs\/\d{4}-\d{2}-\d{2}\.md$/.test(rel) || appended.has(rel));
   if (paths.length === 0) return null;
   const named = (list: readonly string[]): string => (list.length === 1 ? list[0]! : `${list.length} files`);
   const program = paths.filter((rel) => appended.has(rel));

@@ -11,7 +11,8 @@ import { failpoint } from '../core/failpoint.js';
 import { commitPaths, uncommittedChanges } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import type { WriteLock } from '../core/lock.js';
-import { isWikiPagePath } from '../pages/discover.js';
+import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
+import { pageWriteTarget } from '../vault/confine.js';
 import { withoutForgottenLines } from './lines.js';
 import { localStamp } from '../core/clock.js';
 import { removeForgottenLines } from '../dream/forgotten.js';
@@ -96,12 +97,18 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     // forget predates this, or a line a person wrote back), so a repeated forget repairs the pages.
     const all = await readTombstones(ctx.root);
     await snapshotEditedPages(lock, ctx, all);
+    // The pages about to lose lines, and MEMORY.md, join the intent: a crash before the commit leaves them to the
+    // next writer as this command's (a `recover:` commit), never as a person's edits.
+    const holding = await pagesHolding(ctx.root, all);
+    const intended = entries.length > 0 || holding.length > 0;
+    if (intended) await writeAppendIntent(lock, [TOMBSTONES_FILE, ...holding, MEMORY_FILE]);
     const scrubbed = await removeForgottenLines(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
     const memory =
       entries.length === 0 && scrubbed.length === 0
         ? { changed: false, removed: 0, added: 0 }
         : await regenerateMemory(ctx.root, { maxLines: ctx.config.dream.memory_lines, today: localStamp(options.now ?? new Date(), ctx.timeZone).date });
+    failpoint('forget:after-pages');
     const removedLines = pages.reduce((n, p) => n + p.lines, 0);
     const subject =
       entries.length > 0
@@ -122,9 +129,21 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
             ].join('\n'),
             paths: [TOMBSTONES_FILE, ...pages.map((p) => p.path), ...(memory.changed ? [MEMORY_FILE] : [])],
           });
-    if (entries.length > 0) await clearIntent(lock);
+    if (intended) await clearIntent(lock);
     return { tombstoned: fresh, already, pages, memory, commit };
   });
+}
+
+/** The wiki pages holding a line that cites or repeats a forgotten fact (those removeForgottenLines rewrites). */
+async function pagesHolding(root: string, tombstones: TombstoneSet): Promise<string[]> {
+  if (tombstones.entries.length === 0) return [];
+  const held: string[] = [];
+  for (const rel of await listWikiPages(root)) {
+    const target = await pageWriteTarget(root, rel);
+    if (!target.ok || target.rel !== rel || !target.exists) continue;
+    if (withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones).removed.length > 0) held.push(rel);
+  }
+  return held;
 }
 
 /**

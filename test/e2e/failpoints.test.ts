@@ -41,12 +41,20 @@ interface Case {
   adds?: { text: string };
   /** More environment for the killed command. */
   env?: Record<string, string>;
+  /**
+   * False when the killed command changed a page of the dream run after it (forget's scrub): undo then refuses by
+   * design (docs/cli.md, undo: VK_UNDO_CONFLICT), so the last step checks that refusal instead.
+   */
+  undoable?: boolean;
 }
 
 const dreamForce = ['dream', '--force'];
 const CASES: Case[] = [
   { failpoint: 'remember:after-append', killed: ['remember', 'Learns the tango', '--date', D2], next: ['remember', 'Reads Saramago'], adds: { text: 'Learns the tango' } },
   { failpoint: 'forget:after-append', killed: ['forget', FORGET.id], next: ['remember', 'Reads Saramago'] },
+  // Killed after the pages lost the forgotten fact's lines, before the commit: the next command commits them as
+  // the forget's (recover:), not as a person's edits, and the fact stays forgotten.
+  { failpoint: 'forget:after-pages', before: dreamOnce, killed: ['forget', FORGET.id], next: ['remember', 'Reads Saramago'], undoable: false },
   { failpoint: 'reindex:after-clear', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   { failpoint: 'reindex:before-manifest', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   // With a projection worker (forced: the vault is small), killed while it projects and after it has finished.
@@ -170,8 +178,12 @@ describe('a kill at every failpoint', () => {
     const run = await newestDreamRun(root);
     expect(run).not.toBeNull();
     const undo = await runCli(['--vault', root, 'undo', run!]);
-    expect(undo.code, undo.stderr).toBe(0);
     expect(await gitStatus(root)).toEqual([]);
+    if (c.undoable === false) {
+      expect(undo.stderr).toMatch(/changed by vaultkeeper since the run; nothing was changed/);
+      return;
+    }
+    expect(undo.code, undo.stderr).toBe(0);
     expect((await readJournal(root)).watermark).toBeNull();
   }, 300_000);
 });
