@@ -1,0 +1,59 @@
+/**
+ * memory_search's answer in two forms: one compact line per result for the model to read (score, where, the
+ * statement, its citation; issue 27: the JSON it replaced cost 8.6× the memory it carried), and the full data as
+ * `structuredContent` under SearchOutput, for a client that works with fields.
+ */
+import { z } from 'zod';
+import type { SearchResult } from '../indexer/search.js';
+
+const Lines = z.object({ line: z.number().int(), line_end: z.number().int() });
+
+const SearchHit = z.object({
+  vault: z.string().describe('The vault the result comes from'),
+  kind: z.enum(['fact', 'page', 'core']),
+  path: z.string(),
+  line: z.number().int(),
+  line_end: z.number().int(),
+  statements: z.array(Lines.extend({ citations: z.array(z.string()) })),
+  section: Lines,
+  id: z.string().nullable(),
+  title: z.string().nullable(),
+  heading: z.string().nullable(),
+  heading_path: z.string().nullable(),
+  text: z.string(),
+  score: z.number(),
+  date: z.string().nullable(),
+  link: z.string(),
+  category: z.string().nullable(),
+  tags: z.array(z.string()),
+  citations: z.array(z.string()),
+});
+
+export const SearchOutput = z.object({
+  query: z.string(),
+  results: z.array(SearchHit),
+  note: z.string().optional(),
+});
+
+export type SearchHitOutput = z.output<typeof SearchHit>;
+export type SearchOutputValue = z.output<typeof SearchOutput>;
+
+export function withVault(vault: string, results: readonly SearchResult[]): SearchHitOutput[] {
+  return results.map((r) => ({ vault, ...r }));
+}
+
+/**
+ * One line a result: `0.82 logs/2026-06-09.md:12 Prefers dark roast coffee [[2026-06-09#^f-7k2m9q0a1b]]`. A page
+ * result's statements are joined on one line; the vault's name leads the path when the search spanned vaults.
+ */
+export function searchText(value: SearchOutputValue, spansVaults: boolean): string {
+  if (value.results.length === 0) return value.note ?? 'no results';
+  const lines = value.results.map((r) => {
+    const lines = r.line_end > r.line ? `${r.line}-${r.line_end}` : `${r.line}`;
+    const where = `${spansVaults ? `${r.vault}:` : ''}${r.path}:${lines}`;
+    const text = r.text.replace(/\s*\n\s*/g, ' / ').trim();
+    const date = r.kind === 'fact' || r.date === null ? '' : ` (${r.date})`;
+    return `${r.score.toFixed(2)} ${where} ${text}${date} ${r.link}`;
+  });
+  return `${lines.join('\n')}\n`;
+}
