@@ -123,11 +123,13 @@ async function main(): Promise<void> {
     const { root, vault, days, corpus } = await openCorpusVault(base, env);
     progress(`remembering ${corpus.facts.length} facts over ${days.length} days`);
     for (const [date, facts] of days) await rememberDay(vault, date, facts);
+    const home = path.join(base, 'home');
+    progress('measuring the facts alone (before any dream)');
+    const factsOnly = await measureVaultkeeper(root, home);
     progress('dreaming offline until nothing is pending');
     const runs = await dreamOffline(vault, NOW, 60);
     await vault.close();
     progress(`${runs.runs} dreams; measuring the MCP server`);
-    const home = path.join(base, 'home');
     const vk = await measureVaultkeeper(root, home);
     const qmd = await measureQmd(root, home).catch((error: unknown) => {
       progress(`qmd not measured: ${error instanceof Error ? error.message : String(error)}`);
@@ -148,12 +150,19 @@ async function main(): Promise<void> {
           ['vaultkeeper tools/list (8 tools)', String(vk.tools), String(tokens(vk.tools))],
           ['vaultkeeper prompts/list (3 prompts)', String(vk.prompts), String(tokens(vk.prompts))],
           ['vaultkeeper k=10 answer text, mean of the queries', String(Math.round(sum(all, 'text') / all.length)), String(tokens(sum(all, 'text') / all.length))],
+          [
+            `the same before any dream (facts alone): answer / memory ${ratio(sum(factsOnly.measures, 'text'), sum(factsOnly.measures, 'memory'))}, old JSON / memory ${ratio(sum(factsOnly.measures, 'oldJson'), sum(factsOnly.measures, 'memory'))}`,
+            String(Math.round(sum(factsOnly.measures, 'text') / factsOnly.measures.length)),
+            String(tokens(sum(factsOnly.measures, 'text') / factsOnly.measures.length)),
+          ],
           ...(qmd === null
             ? []
             : [
                 ['qmd 2.8.3 tools/list (4 tools)', String(qmd.tools), String(tokens(qmd.tools))],
                 ['qmd k=10 `query` (lex) answer text, mean', String(Math.round(sum(qmd.measures, 'text') / qmd.measures.length)), String(tokens(sum(qmd.measures, 'text') / qmd.measures.length))],
-                ['qmd answer / the snippet text it carries', ratio(sum(qmd.measures, 'text'), sum(qmd.measures, 'memory')), ''],
+                ['qmd k=10 structuredContent (its snippets), mean', String(Math.round(sum(qmd.measures, 'structured') / qmd.measures.length)), String(tokens(sum(qmd.measures, 'structured') / qmd.measures.length))],
+                ['qmd answer text / the snippet text it carries', ratio(sum(qmd.measures, 'text'), sum(qmd.measures, 'memory')), ''],
+                ['qmd structuredContent / the snippet text it carries', ratio(sum(qmd.measures, 'structured'), sum(qmd.measures, 'memory')), ''],
               ]),
       ]),
     ];

@@ -84,9 +84,9 @@ export const SearchInput = toolInput({
 
 const FactInput = toolInput({
   text: textField('text must be the fact in one line, e.g. "Prefers dark roast coffee"', MAX_FACT_CHARS).describe(
-    'The fact, one line that stands on its own, e.g. "Prefers dark roast coffee"; "subject:: value" (e.g. "home city:: Lisbon") makes a keyed fact that a later value for the same subject supersedes',
+    'One line that stands on its own, e.g. "Prefers dark roast coffee"; "home city:: Lisbon" is a keyed fact a later value supersedes',
   ),
-  category: categoryField.optional().describe(`The kind of fact, one of: ${CATEGORIES.join(', ')} (default fact)`),
+  category: categoryField.optional().describe('The kind of fact (default fact)'),
   tags: z
     .array(z.string(wrong('each tag must be a tag name, e.g. coffee')), wrong('tags must be a list of tag names, e.g. ["coffee"]'))
     .max(20, wrong('at most 20 tags a fact'))
@@ -179,3 +179,12 @@ export const RecentInput = toolInput({
   limit: z.number(limitError).int(limitError).min(1, limitError).max(100, limitError).optional().describe('Most items in each list, 1 to 100 (default 20)'),
   vault: vaultField,
 });
+
+/**
+ * A tool's input without `vault`, for a server of one vault: a field no call can use would cost tokens in every
+ * tools/list. Typed as the input it came from (its `vault` is then always undefined).
+ */
+export function withoutVault<Shape extends z.ZodRawShape>(input: z.ZodObject<Shape, z.core.$strict>): z.ZodObject<Shape, z.core.$strict> {
+  const { vault: _vault, ...shape } = input.shape;
+  return toolInput(shape) as unknown as z.ZodObject<Shape, z.core.$strict>;
+}

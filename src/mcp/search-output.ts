@@ -6,27 +6,21 @@
 import { z } from 'zod';
 import type { SearchResult } from '../indexer/search.js';
 
-const Lines = z.object({ line: z.number().int(), line_end: z.number().int() });
-
-const SearchHit = z.object({
-  vault: z.string().describe('The vault the result comes from'),
+/**
+ * A result's main fields; the others (statements, section, title, heading, heading_path, category, tags,
+ * citations: docs/integrations.md) pass through undeclared, so the schema every tools/list carries stays short.
+ */
+const SearchHit = z.looseObject({
+  vault: z.string(),
   kind: z.enum(['fact', 'page', 'core']),
   path: z.string(),
-  line: z.number().int(),
-  line_end: z.number().int(),
-  statements: z.array(Lines.extend({ citations: z.array(z.string()) })),
-  section: Lines,
-  id: z.string().nullable(),
-  title: z.string().nullable(),
-  heading: z.string().nullable(),
-  heading_path: z.string().nullable(),
+  line: z.number(),
+  line_end: z.number(),
   text: z.string(),
   score: z.number(),
-  date: z.string().nullable(),
   link: z.string(),
-  category: z.string().nullable(),
-  tags: z.array(z.string()),
-  citations: z.array(z.string()),
+  id: z.string().nullable(),
+  date: z.string().nullable(),
 });
 
 export const SearchOutput = z.object({

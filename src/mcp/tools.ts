@@ -13,7 +13,7 @@ import { readCapped, readLines, resolveReadable } from './read.js';
 import { capText, errorResult, errorText, jsonResult, textResult, type Rewrites } from './results.js';
 import { SearchOutput, searchText, withVault, type SearchOutputValue } from './search-output.js';
 import { ALL_VAULTS, type ServedVaults } from './vaults.js';
-import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
+import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput, withoutVault } from './schemas.js';
 
 export type Log = (line: string) => void;
 
@@ -56,13 +56,14 @@ const isVaultName = (error: VaultkeeperError): boolean => error.message.startsWi
 const vaultNote = (vaults: ServedVaults): string => (vaults.names.length > 1 ? ` Vaults: ${vaults.names.join(', ')} (default ${vaults.defaultName}).` : '');
 
 export function registerTools(server: McpServer, vaults: ServedVaults, log: Log, facts: ServedFacts): void {
+  const input = vaults.names.length > 1 ? <T>(schema: T): T => schema : withoutVault;
   server.registerTool(
     'memory_search',
     {
       title: 'Search memory',
       description:
         `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, path:line, text, citation link to quote. A fact's id (for memory_forget) is the ^f-… in its link.${vaultNote(vaults)}`,
-      inputSchema: SearchInput,
+      inputSchema: input(SearchInput),
       outputSchema: SearchOutput,
       annotations: READ_ONLY,
     },
@@ -75,7 +76,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Remember facts',
       description:
         "Append durable facts (one per item, each standing on its own) to the daily log of their date and commit them. Append-only. Returns each fact's id and citation link.",
-      inputSchema: RememberInput,
+      inputSchema: input(RememberInput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     guarded(
@@ -92,7 +93,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Forget facts',
       description:
         'Forget facts for good (a committed tombstone: gone from search, pages and MEMORY.md): id forgets one fact, match every fact containing those words (search first). Cannot be undone here.',
-      inputSchema: ForgetInput,
+      inputSchema: input(ForgetInput),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     guarded(
@@ -115,7 +116,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Read a memory file',
       description:
         'Read a vault file: a page (a search result\'s path), logs/YYYY-MM-DD.md, MEMORY.md, index.md (map of pages), schema.md or log.md; from_line/max_lines read a range. Over 256 KB is cut.',
-      inputSchema: ReadInput,
+      inputSchema: input(ReadInput),
       annotations: READ_ONLY,
     },
     guarded('memory_read', log, {}, async (args: z.output<typeof ReadInput>) => read(await vaults.get(args.vault), args)),
@@ -127,7 +128,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Consolidate memory (dream)',
       description:
         "Run the dream: consolidate pending daily logs into wiki pages and commit. A dry run by default (returns the diff, changes nothing); dry_run: false rewrites pages and MEMORY.md (a person can revert with `vaultkeeper undo RUN`). Uses the vault's LLM, else the offline consolidator.",
-      inputSchema: ConsolidateInput,
+      inputSchema: input(ConsolidateInput),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     guarded(
@@ -143,7 +144,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
     {
       title: 'Memory status',
       description: "The vault's state: watermark (last consolidated day), pending facts, the last and next dream, the index, the daemon's jobs.",
-      inputSchema: StatusInput,
+      inputSchema: input(StatusInput),
       annotations: READ_ONLY,
     },
     guarded('memory_status', log, {}, async (args: z.output<typeof StatusInput>) => jsonResult(await (await vaults.get(args.vault)).status())),
@@ -155,7 +156,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Everything about a subject',
       description:
         'Everything about one person, project, place or topic within a character budget: its pages (lead, current values, open tasks), linked pages, recent facts and commitments, each with a citation link.',
-      inputSchema: ContextInput,
+      inputSchema: input(ContextInput),
       annotations: READ_ONLY,
     },
     guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) =>
@@ -168,7 +169,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
     {
       title: 'Recent activity',
       description: 'What changed lately (default 7 days), to catch up at the start of a session: newest facts, changed pages, last dreams, each with a citation link.',
-      inputSchema: RecentInput,
+      inputSchema: input(RecentInput),
       annotations: READ_ONLY,
     },
     guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) =>

@@ -163,6 +163,8 @@ describe('the lean MCP surface', () => {
     expect(search.description).toMatch(/full-text \(BM25\) search/);
     expect(search.description).not.toMatch(/semantic|hybrid/);
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(400);
+    // A server of one vault lists no field to choose one.
+    for (const tool of tools) expect(tool.inputSchema.properties ?? {}, tool.name).not.toHaveProperty('vault');
   });
 });
 

@@ -77,6 +77,7 @@ describe('one MCP server, two vaults', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'memory_search')!.description).toContain('Vaults: work, home (default work).');
+      for (const tool of tools) expect(tool.inputSchema.properties, tool.name).toHaveProperty('vault');
 
       const search = async (args: Record<string, unknown>): Promise<{ hits: Hit[]; text: string }> => {
         const result = await client.callTool({ name: 'memory_search', arguments: args });
