@@ -37,8 +37,10 @@ export function withVault(vault: string, results: readonly SearchResult[]): Sear
 }
 
 /**
- * One line a result: `0.82 logs/2026-06-09.md:12 Prefers dark roast coffee [[2026-06-09#^f-7k2m9q0a1b]]`. A page
- * result's statements are joined on one line; the vault's name leads the path when the search spanned vaults.
+ * One line a result: `0.82 logs/2026-06-09.md:12 Prefers dark roast coffee ^f-7k2m9q0a1b` for a fact (its block id:
+ * the citation [[2026-06-09#^f-7k2m9q0a1b]] less what the path already says, 18 characters a line), and
+ * `0.74 2_Areas/Coffee.md:8-9 statement / statement (2026-06-20) [[Coffee#Roast]]` for a page or MEMORY.md. The
+ * vault's name leads the path when the search spanned vaults.
  */
 export function searchText(value: SearchOutputValue, spansVaults: boolean): string {
   if (value.results.length === 0) return value.note ?? 'no results';
@@ -46,7 +48,8 @@ export function searchText(value: SearchOutputValue, spansVaults: boolean): stri
     const lines = r.line_end > r.line ? `${r.line}-${r.line_end}` : `${r.line}`;
     const where = `${spansVaults ? `${r.vault}:` : ''}${r.path}:${lines}`;
     const text = r.text.replace(/\s*\n\s*/g, ' / ').trim();
-    const date = r.kind === 'fact' || r.date === null ? '' : ` (${r.date})`;
+    if (r.kind === 'fact' && r.id !== null) return `${r.score.toFixed(2)} ${where} ${text} ^${r.id}`;
+    const date = r.date === null ? '' : ` (${r.date})`;
     return `${r.score.toFixed(2)} ${where} ${text}${date} ${r.link}`;
   });
   return `${lines.join('\n')}\n`;

@@ -62,7 +62,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
     {
       title: 'Search memory',
       description:
-        `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, path:line, text, citation link to quote. A fact's id (for memory_forget) is the ^f-… in its link.${vaultNote(vaults)}`,
+        `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, path:line, text, then its citation: a page's [[link]], or a fact's ^id (cite it as [[DATE#^id]], DATE from its log's path; memory_forget takes the id).${vaultNote(vaults)}`,
       inputSchema: input(SearchInput),
       outputSchema: SearchOutput,
       annotations: READ_ONLY,
@@ -101,7 +101,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       log,
       {
         VK_NOT_FOUND: (error) =>
-          `${error.message}; nothing was changed. Find the fact with memory_search (a fact's id is the ^f-… in its link), or read its day's log with memory_read (path logs/YYYY-MM-DD.md; the id is the ^f-… at the end of the line)`,
+          `${error.message}; nothing was changed. Find the fact with memory_search (a fact's line ends with its ^id), or read its day's log with memory_read (path logs/YYYY-MM-DD.md; the id is the ^f-… at the end of the line)`,
         // The one usage error left after the schema: a match of only punctuation.
         VK_USAGE: (error) =>
           isVaultName(error) ? errorText(error) : 'match needs at least one word of letters or digits, e.g. {"match": "dark roast"}; nothing was changed',

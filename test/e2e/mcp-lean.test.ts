@@ -94,13 +94,16 @@ describe('the lean MCP surface', () => {
     for (const [i, hit] of hits.entries()) {
       const where = hit.line_end > hit.line ? `${hit.path}:${hit.line}-${hit.line_end}` : `${hit.path}:${hit.line}`;
       expect(lines[i]!.startsWith(`${hit.score.toFixed(2)} ${where} `), lines[i]).toBe(true);
-      expect(lines[i]!.endsWith(` ${hit.link}`), lines[i]).toBe(true);
+      // A fact's citation is its block id (the link less its date, which the path gives); a page's is its link.
+      expect(lines[i]!.endsWith(hit.kind === 'fact' ? ` ^${hit.id}` : ` ${hit.link}`), lines[i]).toBe(true);
+      if (hit.kind === 'fact') expect(hit.link).toBe(`[[${hit.path.slice('logs/'.length, -'.md'.length)}#^${hit.id}]]`);
       expect(lines[i], lines[i]).toContain(hit.text.split('\n')[0]!.trim());
       expect(hit.vault).toBe('default');
     }
     // Not the JSON it replaced: the text is close to the memory it carries.
     const memory = hits.reduce((n, h) => n + h.text.length, 0);
-    expect(text(result).length).toBeLessThan(2 * memory + 30 * hits.length);
+    expect(text(result).length).toBeLessThan(2 * memory);
+    expect(hits.map((h) => h.kind)).toEqual(expect.arrayContaining(['fact', 'page']));
     expect(text(result)).not.toContain('"kind"');
 
     const none = (await client.callTool({ name: 'memory_search', arguments: { query: 'zeppelin' } })) as CallToolResult;
