@@ -153,7 +153,32 @@ function build(only: string | null = null): Command {
     .option('--port <port>', 'the HTTP port (default 8765; 0 picks a free one)', parsePort)
     .option('--host <host>', 'the address to listen on (default 127.0.0.1, loopback only)')
     .option('--allow-origin <origin...>', 'browser origins allowed besides the server\'s own, e.g. http://localhost:5173')
+    .option('--token-env <name>', 'the environment variable holding the bearer token (default: one generated once, kept in ~/.config/vaultkeeper/mcp-token)')
+    .option('--max-sessions <n>', 'most open HTTP sessions (default 100)', parsePositiveInt)
+    .option('--idle-timeout <seconds>', 'close an HTTP session idle this long (default 1800)', parsePositiveInt)
     .action(async (opts, command: Command) => (await import('./commands/mcp.js')).run(globals(command), opts));
+
+  if (want('vaults')) {
+    const vaults = program.command('vaults').description('name the vaults one MCP server serves (kept in ~/.config/vaultkeeper/vaults.json, outside every vault)');
+    vaults
+      .command('add')
+      .description('name a vault, e.g. vaultkeeper vaults add work ~/notes/work')
+      .argument('<name>', 'a short name: lower-case letters, digits, - and _')
+      .argument('[path]', 'the vault folder (default: this folder)')
+      .option('--json', 'print the result as JSON')
+      .action(async (name: string, folder: string | undefined, opts) => (await import('./commands/vaults.js')).add(name, folder, opts));
+    vaults
+      .command('list')
+      .description('the named vaults')
+      .option('--json', 'print the result as JSON')
+      .action(async (opts) => (await import('./commands/vaults.js')).list(opts));
+    vaults
+      .command('remove')
+      .description('forget a name (the vault itself is unchanged)')
+      .argument('<name>', 'the name')
+      .option('--json', 'print the result as JSON')
+      .action(async (name: string, opts) => (await import('./commands/vaults.js')).remove(name, opts));
+  }
 
   if (want('completion')) program
     .command('completion')

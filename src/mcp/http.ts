@@ -3,19 +3,25 @@
  * Loopback by default. Every request's Host and Origin are checked first (DNS rebinding: a web page
  * whose name resolves to 127.0.0.1 must not reach the memory): Host must name this server, and an
  * Origin, when a browser sends one, must be this server's own or one allowed on the command line.
- * One session per client (the SDK's StreamableHTTPServerTransport), each with its own McpServer over
- * the one shared Vault.
+ * Then the bearer token (token.ts), on every request but GET /health. One session per client (the SDK's
+ * StreamableHTTPServerTransport), each with its own McpServer over the shared vaults; sessions idle past
+ * `idleMs` are closed, and past `maxSessions` a new one is refused with a clear error (issue 30: each holds
+ * ~50 KB, and a client that never closes would otherwise grow the server without bound).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Vault } from '../vault/vault.js';
 import { createServer } from './server.js';
-import type { Log } from './tools.js';
+import { tokenMatches } from './token.js';
+import type { Log, ServedFacts } from './tools.js';
+import type { ServedVaults } from './vaults.js';
 
 export const MCP_PATH = '/mcp';
+export const HEALTH_PATH = '/health';
+export const DEFAULT_MAX_SESSIONS = 100;
+export const DEFAULT_IDLE_MS = 30 * 60_000;
 export const DEFAULT_HTTP_PORT = 8765;
 /** A request body larger than this is refused (a remember of 100 long facts fits well within it). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -27,6 +33,12 @@ export interface HttpOptions {
   port?: number;
   /** Origins allowed besides the server's own, e.g. "http://localhost:5173". */
   allowedOrigins?: readonly string[];
+  /** The bearer token every request but /health must carry. */
+  token: string;
+  /** Most open sessions (default DEFAULT_MAX_SESSIONS). */
+  maxSessions?: number;
+  /** A session with no request for this long is closed (default DEFAULT_IDLE_MS). */
+  idleMs?: number;
 }
 
 export interface HttpServing {
@@ -38,9 +50,17 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-export async function serveHttp(vault: Vault, log: Log, options: HttpOptions = {}): Promise<HttpServing> {
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+export async function serveHttp(vaults: ServedVaults, log: Log, facts: ServedFacts, options: HttpOptions): Promise<HttpServing> {
   const host = options.host ?? '127.0.0.1';
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const sessions = new Map<string, Session>();
+  let opening = 0; // initializes in flight: counted against the cap before their session id exists
   let port = 0;
   const allowed = (): { hosts: Set<string>; origins: Set<string> } => {
     const names = new Set([host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, ...(isLoopback(host) ? ['127.0.0.1', 'localhost', '[::1]'] : [])]);
@@ -61,30 +81,69 @@ export async function serveHttp(vault: Vault, log: Log, options: HttpOptions = {
     if (!hosts.has(hostHeader)) return reply(res, 403, `Host '${hostHeader}' is not this server; use ${[...hosts][0]}`);
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin.toLowerCase())) return reply(res, 403, `Origin '${origin}' is not allowed; start the server with --allow-origin ${origin} to allow it`);
-    if ((req.url ?? '').split('?')[0] !== MCP_PATH) return reply(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    const route = (req.url ?? '').split('?')[0];
+    // A liveness probe needs no token and says nothing about the memory.
+    if (route === HEALTH_PATH && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, sessions: sessions.size, max_sessions: maxSessions }));
+      return;
+    }
+    if (!tokenMatches(options.token, req.headers.authorization)) {
+      return reply(res, 401, 'missing or wrong bearer token: send the header "Authorization: Bearer <token>" (docs/integrations.md)', { 'www-authenticate': 'Bearer' });
+    }
+    if (route !== MCP_PATH) return reply(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
 
     const sessionId = req.headers['mcp-session-id'];
     const body = req.method === 'POST' ? await readJson(req) : undefined;
     if (body instanceof Error) return reply(res, 400, body.message);
     if (typeof sessionId === 'string') {
-      const transport = sessions.get(sessionId);
-      if (transport === undefined) return reply(res, 404, 'unknown or expired session; initialize a new one');
-      return transport.handleRequest(req, res, body);
+      const session = sessions.get(sessionId);
+      if (session === undefined) return reply(res, 404, 'unknown or expired session; initialize a new one');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'no session: send an initialize request first, without an Mcp-Session-Id header');
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        log(`http session ${id} opened`);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`http session ${transport.sessionId} closed`);
-    };
-    await createServer(vault, log).connect(transport);
-    return transport.handleRequest(req, res, body);
+    if (sessions.size + opening >= maxSessions) {
+      return reply(
+        res,
+        503,
+        `too many sessions: ${maxSessions} are open, the most this server keeps; close one (DELETE ${MCP_PATH} with its Mcp-Session-Id), wait for one to idle out (after ${Math.round(idleMs / 1000)} s), or restart the server with a higher --max-sessions`,
+        { 'retry-after': String(Math.max(1, Math.round(idleMs / 1000))) },
+      );
+    }
+    opening++;
+    try {
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, lastSeen: Date.now() });
+          log(`http session ${id} opened (${sessions.size} open)`);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`http session ${transport.sessionId} closed`);
+      };
+      await createServer(vaults, log, facts).connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      opening--;
+    }
   }
+
+  // Idle sessions are closed on a timer that never keeps the process alive on its own.
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (now - session.lastSeen < idleMs) continue;
+        sessions.delete(id);
+        log(`http session ${id} expired after ${Math.round((now - session.lastSeen) / 1000)} s idle`);
+        void session.transport.close().catch(() => undefined);
+      }
+    },
+    Math.max(50, Math.min(idleMs / 4, 60_000)),
+  );
+  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -98,7 +157,8 @@ export async function serveHttp(vault: Vault, log: Log, options: HttpOptions = {
   return {
     url,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections(); // open SSE streams would hold close() forever
       await closed;
@@ -106,8 +166,8 @@ export async function serveHttp(vault: Vault, log: Log, options: HttpOptions = {
   };
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 

@@ -104,3 +104,22 @@ export async function readCapped(abs: string, cap: number): Promise<ReadText> {
     await handle.close();
   }
 }
+
+export interface ReadLines {
+  /** The lines from..to, each with its newline. */
+  text: string;
+  from: number;
+  /** The last line returned (from - 1 when none). */
+  to: number;
+  /** The file's number of lines (within the cap). */
+  total: number;
+}
+
+/** Lines `from`..`from + max - 1` (1-based) of the first `cap` bytes of a file: memory_read's range. */
+export async function readLines(abs: string, from: number, max: number, cap: number): Promise<ReadLines> {
+  const { text } = await readCapped(abs, cap);
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const slice = lines.slice(from - 1, from - 1 + max);
+  return { text: slice.map((l) => `${l}\n`).join(''), from, to: from - 1 + slice.length, total: lines.length };
+}

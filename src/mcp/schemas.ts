@@ -44,6 +44,15 @@ const kError = wrong(`k must be a whole number from 1 to ${MAX_K}`);
 const idError = wrong('id must be a fact id like f-7k2m9q0a1b; find a fact\'s id with memory_search (fact results carry "id")');
 const EXAMPLE_FACT = '{"text": "Prefers dark roast coffee", "category": "preference"}';
 
+/** Which served vault (docs/integrations.md: many vaults, one server); absent: the server's default vault. */
+const vaultField = z
+  .string(wrong('vault must be the name of a served vault, e.g. "work"'))
+  .trim()
+  .min(1, wrong('vault must be the name of a served vault, e.g. "work"'))
+  .max(40, wrong('vault must be the name of a served vault, e.g. "work"'))
+  .optional()
+  .describe('Which vault (default: the server\'s first)');
+
 export const SearchInput = toolInput({
   query: textField('query must be a non-empty text to look for, at most 1000 characters, e.g. "coffee preferences"', 1000).describe(
     'What to look for, in plain words, e.g. "coffee preferences" or "where does she live"',
@@ -70,13 +79,14 @@ export const SearchInput = toolInput({
     .max(1, wrong('min_score must be a number from 0 to 1, e.g. 0.3'))
     .optional()
     .describe('Leave out results scoring below this; scores run from 0 to 1, higher is better'),
+  vault: vaultField.describe('Which vault, or "all" to search every served vault (default: the server\'s first)'),
 });
 
 const FactInput = toolInput({
   text: textField('text must be the fact in one line, e.g. "Prefers dark roast coffee"', MAX_FACT_CHARS).describe(
-    'The fact, one line that stands on its own, e.g. "Prefers dark roast coffee"; "subject:: value" (e.g. "home city:: Lisbon") makes a keyed fact that a later value for the same subject supersedes',
+    'One line that stands on its own, e.g. "Prefers dark roast coffee"; "home city:: Lisbon" is a keyed fact a later value supersedes',
   ),
-  category: categoryField.optional().describe(`The kind of fact, one of: ${CATEGORIES.join(', ')} (default fact)`),
+  category: categoryField.optional().describe('The kind of fact (default fact)'),
   tags: z
     .array(z.string(wrong('each tag must be a tag name, e.g. coffee')), wrong('tags must be a list of tag names, e.g. ["coffee"]'))
     .max(20, wrong('at most 20 tags a fact'))
@@ -94,6 +104,7 @@ export const RememberInput = toolInput({
   source: textField('source must be a short label of at most 200 characters, e.g. claude-code', 200)
     .default('mcp')
     .describe('Where the facts came from, shown in the log\'s batch header, e.g. "claude-code/3f9a1c" (default "mcp")'),
+  vault: vaultField,
 });
 
 export const ForgetInput = toolInput({
@@ -109,21 +120,39 @@ export const ForgetInput = toolInput({
   reason: textField('reason must be a short text of at most 1000 characters', 1000)
     .optional()
     .describe('Why, kept in the tombstone and the commit message, e.g. "wrong" or "asked to forget"'),
+  vault: vaultField,
 });
+
+const lineError = wrong('from_line must be a line number, 1 or more');
+const maxLinesError = wrong('max_lines must be a whole number of lines, 1 or more');
 
 export const ReadInput = toolInput({
   path: textField('path must be a vault-relative path of a .md file, e.g. 2_Areas/Coffee.md', 4096).describe(
     'Relative to the vault: a page from a search result (e.g. 2_Areas/Coffee.md), a daily log (logs/YYYY-MM-DD.md), or MEMORY.md, index.md, schema.md, log.md',
   ),
+  from_line: z
+    .number(lineError)
+    .int(lineError)
+    .min(1, lineError)
+    .optional()
+    .describe('First line to return, 1-based (e.g. a search result\'s line); default 1'),
+  max_lines: z
+    .number(maxLinesError)
+    .int(maxLinesError)
+    .min(1, maxLinesError)
+    .optional()
+    .describe('Most lines to return (default: to the end)'),
+  vault: vaultField,
 });
 
 export const ConsolidateInput = toolInput({
   dry_run: booleanField('dry_run').default(true).describe('true (the default): change nothing and return the diff the run would commit; false: rewrite pages and commit'),
   force: booleanField('force').default(false).describe('Skip the gate (enough pending facts, enough time since the last run); never the lock'),
   offline: booleanField('offline').default(false).describe('Use the deterministic offline consolidator even when an LLM is configured'),
+  vault: vaultField,
 });
 
-export const StatusInput = toolInput({});
+export const StatusInput = toolInput({ vault: vaultField });
 
 export const MAX_CONTEXT_BUDGET = 50_000;
 const budgetError = wrong(`budget must be a whole number of characters from 500 to ${MAX_CONTEXT_BUDGET}`);
@@ -139,6 +168,7 @@ export const ContextInput = toolInput({
     .max(MAX_CONTEXT_BUDGET, budgetError)
     .optional()
     .describe(`The most characters the answer may take, 500 to ${MAX_CONTEXT_BUDGET} (default 4000); the least important parts are left out first and counted in "omitted"`),
+  vault: vaultField,
 });
 
 const daysError = wrong('days must be a whole number of days from 1 to 365');
@@ -147,4 +177,14 @@ const limitError = wrong('limit must be a whole number from 1 to 100');
 export const RecentInput = toolInput({
   days: z.number(daysError).int(daysError).min(1, daysError).max(365, daysError).optional().describe('How many days back, today included, 1 to 365 (default 7)'),
   limit: z.number(limitError).int(limitError).min(1, limitError).max(100, limitError).optional().describe('Most items in each list, 1 to 100 (default 20)'),
+  vault: vaultField,
 });
+
+/**
+ * A tool's input without `vault`, for a server of one vault: a field no call can use would cost tokens in every
+ * tools/list. Typed as the input it came from (its `vault` is then always undefined).
+ */
+export function withoutVault<Shape extends z.ZodRawShape>(input: z.ZodObject<Shape, z.core.$strict>): z.ZodObject<Shape, z.core.$strict> {
+  const { vault: _vault, ...shape } = input.shape;
+  return toolInput(shape) as unknown as z.ZodObject<Shape, z.core.$strict>;
+}

@@ -1,15 +1,17 @@
 /**
- * The MCP server: the vault as memory tools (tools.ts) and MEMORY.md as a resource, over any transport.
- * It holds one Vault, so the configuration is read once and the embedder loaded once per process.
+ * The MCP server: the vaults as memory tools (tools.ts), prompts for the common flows (prompts.ts) and MEMORY.md
+ * as a resource, over any transport. Each served vault is opened once per process (vaults.ts), so its
+ * configuration is read once and its embedder loaded once.
  * It never writes to stdout itself: on stdio that stream is the protocol's, and logs go to `log`.
  */
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { packageFile } from '../core/package-files.js';
-import type { Vault } from '../vault/vault.js';
+import { registerPrompts } from './prompts.js';
 import { readCapped, resolveReadable } from './read.js';
-import { READ_CAP_BYTES, registerTools, type Log } from './tools.js';
+import { READ_CAP_BYTES, registerTools, type Log, type ServedFacts } from './tools.js';
+import type { ServedVaults } from './vaults.js';
 
 export const MEMORY_URI = 'vaultkeeper://memory';
 
@@ -23,23 +25,24 @@ const INSTRUCTIONS = [
   'Forget (memory_forget) only when asked or when a fact is wrong. MEMORY.md (resource vaultkeeper://memory) is the core memory.',
 ].join(' ');
 
-export function createServer(vault: Vault, log: Log): McpServer {
+export function createServer(vaults: ServedVaults, log: Log, facts: ServedFacts): McpServer {
   const server = new McpServer(
     { name: 'vaultkeeper', title: 'vaultkeeper memory', version: pkg.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
-  registerTools(server, vault, log);
+  registerTools(server, vaults, log, facts);
+  registerPrompts(server, vaults);
   server.registerResource(
     'memory',
     MEMORY_URI,
     {
       title: 'Core memory (MEMORY.md)',
-      description: 'The always-in-context core memory: a short summary of who the person is and what matters now, regenerated after each consolidation',
+      description: "The core memory of the server's first vault: who the person is and what matters now, regenerated after each consolidation",
       mimeType: 'text/markdown',
     },
     // Read on each request: a dream or a person may have changed it since the last read.
     async (uri) => {
-      const resolved = await resolveReadable(vault.root, 'MEMORY.md');
+      const resolved = await resolveReadable((await vaults.get(undefined)).root, 'MEMORY.md');
       const text = resolved.ok ? (await readCapped(resolved.abs, READ_CAP_BYTES)).text : '';
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
     },

@@ -1,6 +1,7 @@
 /**
- * The memory tools: each calls the Vault API and nothing else, and answers with JSON text or a tool error
- * that names the next call. memory_read is the one exception: it reads the file itself, behind its guard.
+ * The memory tools: each calls the Vault API of the vault it names (default: the server's first) and nothing
+ * else, and answers with JSON text (memory_search: compact lines and structuredContent) or a tool error that names
+ * the next call. memory_read is the one exception: it reads the file itself, behind its guard.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -8,9 +9,11 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { z } from 'zod';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { Vault } from '../vault/vault.js';
-import { readCapped, resolveReadable } from './read.js';
+import { readCapped, readLines, resolveReadable } from './read.js';
 import { capText, errorResult, errorText, jsonResult, textResult, type Rewrites } from './results.js';
-import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput } from './schemas.js';
+import { SearchOutput, searchText, withVault, type SearchOutputValue } from './search-output.js';
+import { ALL_VAULTS, type ServedVaults } from './vaults.js';
+import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput, withoutVault } from './schemas.js';
 
 export type Log = (line: string) => void;
 
@@ -41,17 +44,30 @@ function guarded<A>(name: string, log: Log, rewrites: Rewrites, handler: Handler
   };
 }
 
-export function registerTools(server: McpServer, vault: Vault, log: Log): void {
+/** What the server says in its tool descriptions: what the vaults it serves actually do now. */
+export interface ServedFacts {
+  /** "full-text (BM25)" or "full-text and semantic (hash)": the search the vaults run, from their config. */
+  searchMode: string;
+}
+
+/** A usage error about the `vault` field rather than the tool's own input. */
+const isVaultName = (error: VaultkeeperError): boolean => error.message.startsWith('no vault named');
+
+const vaultNote = (vaults: ServedVaults): string => (vaults.names.length > 1 ? ` Vaults: ${vaults.names.join(', ')} (default ${vaults.defaultName}).` : '');
+
+export function registerTools(server: McpServer, vaults: ServedVaults, log: Log, facts: ServedFacts): void {
+  const input = vaults.names.length > 1 ? <T>(schema: T): T => schema : withoutVault;
   server.registerTool(
     'memory_search',
     {
       title: 'Search memory',
       description:
-        "Search the person's long-term memory: facts from the daily logs, sections of wiki pages and core memory (MEMORY.md), by hybrid full-text and semantic search. Questions work as queries; \"a phrase\" must appear, -word must not. Results come best first (score 0 to 1), each a fact or the matching statements of one page section (list items or paragraphs, in line order, without their inline citations), with kind, path, line and line_end (statements: each shown statement's lines and the fact ids it cites; section: the whole section's lines, for memory_read), a citation link to quote (e.g. [[2026-06-09#^f-7k2m9q0a1b]] or [[Coffee#Roast]]), text, score and date; a fact also carries its id (for memory_forget). Read a whole page with memory_read.",
-      inputSchema: SearchInput,
+        `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, path:line, text, then its citation: a page's [[link]], or a fact's ^id (cite it as [[DATE#^id]], DATE from its log's path; memory_forget takes the id).${vaultNote(vaults)}`,
+      inputSchema: input(SearchInput),
+      outputSchema: SearchOutput,
       annotations: READ_ONLY,
     },
-    guarded('memory_search', log, {}, (args: z.output<typeof SearchInput>) => search(vault, log, args)),
+    guarded('memory_search', log, {}, (args: z.output<typeof SearchInput>) => search(vaults, log, args)),
   );
 
   server.registerTool(
@@ -59,15 +75,15 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Remember facts',
       description:
-        "Append facts to the person's long-term memory: each goes to the daily log of its date (default today) and the batch is committed to git. Append-only: nothing already remembered changes. Write one durable fact per item, so it stands on its own later. Returns each fact's id, log path, line and citation link; facts dated on or before the last consolidated day are listed in `late` with a `note`: the next dream places them.",
-      inputSchema: RememberInput,
+        "Append durable facts (one per item, each standing on its own) to the daily log of their date and commit them. Append-only. Returns each fact's id and citation link.",
+      inputSchema: input(RememberInput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     guarded(
       'memory_remember',
       log,
-      { VK_USAGE: (error) => `${errorText(error)}; nothing was written: fix that fact and send the whole list again` },
-      (args: z.output<typeof RememberInput>) => remember(vault, args),
+      { VK_USAGE: (error) => (isVaultName(error) ? errorText(error) : `${errorText(error)}; nothing was written: fix that fact and send the whole list again`) },
+      async (args: z.output<typeof RememberInput>) => remember(await vaults.get(args.vault), args),
     ),
   );
 
@@ -76,8 +92,8 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Forget facts',
       description:
-        'Forget facts for good: writes a tombstone (committed to git) so the fact never comes back, not in search, not from pages that cite it, not after a reindex; the next consolidation removes it from pages. Give id (from memory_search) to forget one fact, or match to forget every fact whose text contains those words (search first to see what would match). Returns what it matched. Cannot be undone with these tools.',
-      inputSchema: ForgetInput,
+        'Forget facts for good (a committed tombstone: gone from search, pages and MEMORY.md): id forgets one fact, match every fact containing those words (search first). Cannot be undone here.',
+      inputSchema: input(ForgetInput),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     guarded(
@@ -85,11 +101,12 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
       log,
       {
         VK_NOT_FOUND: (error) =>
-          `${error.message}; nothing was changed. Find the fact with memory_search (fact results carry "id"), or read its day's log with memory_read (path logs/YYYY-MM-DD.md; the id is the ^f-… at the end of the line)`,
+          `${error.message}; nothing was changed. Find the fact with memory_search (a fact's line ends with its ^id), or read its day's log with memory_read (path logs/YYYY-MM-DD.md; the id is the ^f-… at the end of the line)`,
         // The one usage error left after the schema: a match of only punctuation.
-        VK_USAGE: () => 'match needs at least one word of letters or digits, e.g. {"match": "dark roast"}; nothing was changed',
+        VK_USAGE: (error) =>
+          isVaultName(error) ? errorText(error) : 'match needs at least one word of letters or digits, e.g. {"match": "dark roast"}; nothing was changed',
       },
-      (args: z.output<typeof ForgetInput>) => forget(vault, args),
+      async (args: z.output<typeof ForgetInput>) => forget(vaults, args),
     ),
   );
 
@@ -98,11 +115,11 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Read a memory file',
       description:
-        'Read a file of the memory vault: a wiki page (the path of a search result, e.g. 2_Areas/Coffee.md), a daily fact log (logs/YYYY-MM-DD.md), or MEMORY.md (core memory), index.md (the map of pages), schema.md (the page conventions), log.md (the consolidation journal). Paths are relative to the vault; only .md files; hidden folders are off limits. Files over 256 KB are cut, with a note.',
-      inputSchema: ReadInput,
+        'Read a vault file: a page (a search result\'s path), logs/YYYY-MM-DD.md, MEMORY.md, index.md (map of pages), schema.md or log.md; from_line/max_lines read a range. Over 256 KB is cut.',
+      inputSchema: input(ReadInput),
       annotations: READ_ONLY,
     },
-    guarded('memory_read', log, {}, (args: z.output<typeof ReadInput>) => read(vault, args)),
+    guarded('memory_read', log, {}, async (args: z.output<typeof ReadInput>) => read(await vaults.get(args.vault), args)),
   );
 
   server.registerTool(
@@ -110,15 +127,15 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Consolidate memory (dream)',
       description:
-        "Run the dream: consolidate the oldest pending daily logs into wiki pages (merge duplicates, apply corrections, cite every fact), check the result, then commit it as one git commit. By default a dry run, which changes nothing and returns the diff the run would commit. With dry_run: false it rewrites wiki pages and regenerates MEMORY.md, index.md and log.md (destructive; a person can revert the commit with `vaultkeeper undo RUN`). The gate (enough pending facts, enough time since the last run) applies unless force: true. Uses the vault's configured LLM, or the offline rule-based consolidator when none is configured or with offline: true.",
-      inputSchema: ConsolidateInput,
+        "Run the dream: consolidate pending daily logs into wiki pages and commit. A dry run by default (returns the diff, changes nothing); dry_run: false rewrites pages and MEMORY.md (a person can revert with `vaultkeeper undo RUN`). Uses the vault's LLM, else the offline consolidator.",
+      inputSchema: input(ConsolidateInput),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     guarded(
       'memory_consolidate',
       log,
       { VK_LLM_CONFIG: (error) => `${error.message}; call memory_consolidate with offline: true to use the offline consolidator, or ask the person to finish the llm settings` },
-      (args: z.output<typeof ConsolidateInput>, extra) => consolidate(vault, log, args, extra),
+      async (args: z.output<typeof ConsolidateInput>, extra) => consolidate(await vaults.get(args.vault), log, args, extra),
     ),
   );
 
@@ -126,12 +143,11 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     'memory_status',
     {
       title: 'Memory status',
-      description:
-        "The vault's state: the consolidation watermark (the last day consolidated into pages), pending days and facts, skipped days, the last dream run and what the next check will decide (dream.will_run, the gate holding it and what opens it), the index (rows, embedder), the daemon and each of its jobs' last and next run (schedule).",
-      inputSchema: StatusInput,
+      description: "The vault's state: watermark (last consolidated day), pending facts, the last and next dream, the index, the daemon's jobs.",
+      inputSchema: input(StatusInput),
       annotations: READ_ONLY,
     },
-    guarded('memory_status', log, {}, async () => jsonResult(await vault.status())),
+    guarded('memory_status', log, {}, async (args: z.output<typeof StatusInput>) => jsonResult(await (await vaults.get(args.vault)).status())),
   );
 
   server.registerTool(
@@ -139,12 +155,12 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     {
       title: 'Everything about a subject',
       description:
-        "Everything the memory holds about one subject (a person, project, place or topic) in one call, within a character budget: its wiki pages (found by name or alias, else by search) with each page's lead paragraph, current values (subject:: value lines; history left out) and open tasks; the pages they link to and that link to them; the recent facts that mention it, newest first; and its commitments. Each item carries a citation link to quote. What did not fit the budget is counted in \"omitted\": raise budget, or read a page with memory_read.",
-      inputSchema: ContextInput,
+        'Everything about one person, project, place or topic within a character budget: its pages (lead, current values, open tasks), linked pages, recent facts and commitments, each with a citation link.',
+      inputSchema: input(ContextInput),
       annotations: READ_ONLY,
     },
     guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) =>
-      jsonResult(await vault.context(args.subject, args.budget === undefined ? {} : { budget: args.budget })),
+      jsonResult(await (await vaults.get(args.vault)).context(args.subject, args.budget === undefined ? {} : { budget: args.budget })),
     ),
   );
 
@@ -152,20 +168,23 @@ export function registerTools(server: McpServer, vault: Vault, log: Log): void {
     'memory_recent',
     {
       title: 'Recent activity',
-      description:
-        'What changed in the memory lately, for catching up at the start of a session: the newest facts (newest first), the wiki pages changed (by a person or by vaultkeeper, from git) and the last consolidation runs (dreams), over the last days (default 7). Each fact and page carries a citation link.',
-      inputSchema: RecentInput,
+      description: 'What changed lately (default 7 days), to catch up at the start of a session: newest facts, changed pages, last dreams, each with a citation link.',
+      inputSchema: input(RecentInput),
       annotations: READ_ONLY,
     },
     guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) =>
-      jsonResult(await vault.recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) })),
+      jsonResult(
+        await (await vaults.get(args.vault)).recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) }),
+      ),
     ),
   );
 }
 
-async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>): Promise<CallToolResult> {
-  const results = await vault.search(args.query, {
-    k: args.k ?? 10,
+async function search(vaults: ServedVaults, log: Log, args: z.output<typeof SearchInput>): Promise<CallToolResult> {
+  const k = args.k ?? 10;
+  const names = args.vault === ALL_VAULTS ? vaults.names : [args.vault ?? vaults.defaultName];
+  const options = {
+    k,
     kind: args.kind,
     category: args.category,
     tag: args.tag,
@@ -174,10 +193,15 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
     archived: args.archived ?? false,
     maxChars: args.max_chars,
     minScore: args.min_score,
-    onNote: (message) => log(`memory_search: ${message}`),
-  });
-  if (results.length === 0) return jsonResult({ query: args.query, results, note: 'no results: try other words, fewer filters, or archived: true' });
-  return jsonResult({ query: args.query, results });
+  };
+  // Each vault searches its own index; across vaults the best k by score (ties: the order the vaults are served in).
+  const perVault = await Promise.all(
+    names.map(async (name) => withVault(name, await (await vaults.get(name)).search(args.query, { ...options, onNote: (message) => log(`memory_search (${name}): ${message}`) }))),
+  );
+  const results = names.length === 1 ? perVault[0]! : perVault.flat().sort((a, b) => b.score - a.score).slice(0, k);
+  const value: SearchOutputValue =
+    results.length === 0 ? { query: args.query, results, note: 'no results: try other words, fewer filters, or archived: true' } : { query: args.query, results };
+  return { content: [{ type: 'text', text: searchText(value, names.length > 1) }], structuredContent: value };
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
@@ -193,10 +217,11 @@ async function remember(vault: Vault, args: z.output<typeof RememberInput>): Pro
   });
 }
 
-async function forget(vault: Vault, args: z.output<typeof ForgetInput>): Promise<CallToolResult> {
+async function forget(vaults: ServedVaults, args: z.output<typeof ForgetInput>): Promise<CallToolResult> {
   if (args.id !== undefined && args.match !== undefined) return errorResult('give id or match, not both: id forgets one fact, match every fact containing the words');
   const target = args.id !== undefined ? { id: args.id } : args.match !== undefined ? { match: args.match } : null;
   if (target === null) return errorResult('memory_forget needs id or match: {"id": "f-7k2m9q0a1b"} (ids come from memory_search) or {"match": "dark roast"}');
+  const vault = await vaults.get(args.vault);
   const { tombstoned, already, pages, memory, commit } = await vault.forget(target, { reason: args.reason });
   const note =
     commit === null
@@ -210,10 +235,17 @@ async function forget(vault: Vault, args: z.output<typeof ForgetInput>): Promise
 async function read(vault: Vault, args: z.output<typeof ReadInput>): Promise<CallToolResult> {
   const resolved = await resolveReadable(vault.root, args.path);
   if (!resolved.ok) return errorResult(`cannot read ${args.path} (${resolved.reason}): ${resolved.hint}`);
+  if (args.from_line !== undefined || args.max_lines !== undefined) {
+    const range = await readLines(resolved.abs, args.from_line ?? 1, args.max_lines ?? Number.MAX_SAFE_INTEGER, READ_CAP_BYTES);
+    if (range.total < range.from) return errorResult(`${resolved.rel} has ${range.total} lines; from_line must be at most ${range.total}`);
+    if (range.to === range.total && range.from === 1) return textResult(range.text);
+    const next = range.to < range.total ? `; next: from_line ${range.to + 1}` : '';
+    return textResult(`${range.text}[lines ${range.from}-${range.to} of ${range.total}${next}]\n`);
+  }
   const file = await readCapped(resolved.abs, READ_CAP_BYTES);
   if (!file.truncated) return textResult(file.text);
   const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
-  return textResult(`${file.text}\n[cut: showing the first ${kb(Buffer.byteLength(file.text))} of ${kb(file.bytes)}; use memory_search to find the part you need]\n`);
+  return textResult(`${file.text}\n[cut: showing the first ${kb(Buffer.byteLength(file.text))} of ${kb(file.bytes)}; use memory_search to find the part you need, or read a range with from_line and max_lines]\n`);
 }
 
 /** What an agent can do after each outcome of a dream. */

@@ -126,9 +126,8 @@ describe('archiving cold pages', { timeout: 300_000 }, () => {
     try {
       const results = async (args: Record<string, unknown>): Promise<Hit[]> => {
         const reply = (await client.callTool({ name: 'memory_search', arguments: args })) as CallToolResult;
-        const content = reply.content[0];
-        if (content?.type !== 'text') throw new Error('memory_search gave no text');
-        return (JSON.parse(content.text) as { results: Hit[] }).results;
+        if (reply.isError) throw new Error(`memory_search failed: ${JSON.stringify(reply.content)}`);
+        return (reply.structuredContent as { results: Hit[] }).results;
       };
       expect((await results({ query: 'pottery studio kiln' })).filter((r) => r.path.startsWith('5_Archives/'))).toEqual([]);
       expect((await results({ query: 'pottery studio kiln', archived: true }))[0]).toMatchObject({ path: ARCHIVED });

@@ -139,7 +139,7 @@ describe('forget is immediate everywhere', { timeout: 300_000 }, () => {
     // And search, over the CLI and MCP.
     const hits = await runJson<{ results: Array<{ text: string }> }>(['--vault', root, 'search', 'allergic to peanuts']);
     expect(hits.results.map((h) => h.text).join('\n')).not.toMatch(PEANUTS);
-    const served = JSON.parse(text(await client.callTool({ name: 'memory_search', arguments: { query: 'peanuts allergy' } }))) as { results: unknown[] };
+    const served = (await client.callTool({ name: 'memory_search', arguments: { query: 'peanuts allergy' } })).structuredContent as { results: unknown[] };
     expect(JSON.stringify(served.results)).not.toMatch(PEANUTS);
   });
 

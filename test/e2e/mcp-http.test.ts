@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli, runJson } from '../helpers/cli.js';
 import { git, initVault } from '../helpers/vault.js';
 
+const TOKEN = 'test-token-0123456789abcdef';
+
 function daysAgo(n: number): string {
   return new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 }
@@ -49,7 +51,7 @@ function body<T>(result: Awaited<ReturnType<Client['callTool']>>): T {
 function rawInitialize(url: URL, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
@@ -89,7 +91,10 @@ describe('memory_context and memory_recent over stdio and Streamable HTTP', () =
     stdio = new Client({ name: 'vk-test', version: '1.0.0' });
     await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--vault', root, 'mcp'], stderr: 'pipe' }));
 
-    server = spawn(process.execPath, [CLI, '--vault', root, 'mcp', '--http', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [CLI, '--vault', root, 'mcp', '--http', '--port', '0', '--token-env', 'VK_TEST_TOKEN'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, VK_TEST_TOKEN: TOKEN, XDG_CONFIG_HOME: path.join(dir, 'config') },
+    });
     url = await new Promise<URL>((resolve, reject) => {
       let err = '';
       server.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -100,7 +105,7 @@ describe('memory_context and memory_recent over stdio and Streamable HTTP', () =
       server.once('exit', (code) => reject(new Error(`mcp --http exited ${code}: ${err}`)));
     });
     http = new Client({ name: 'vk-test-http', version: '1.0.0' });
-    await http.connect(new StreamableHTTPClientTransport(url));
+    await http.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
   }, 120_000);
 
   afterAll(async () => {
@@ -178,6 +183,6 @@ describe('memory_context and memory_recent over stdio and Streamable HTTP', () =
   it('refuses --port without --http', async () => {
     const result = await runCli(['--vault', root, 'mcp', '--port', '9999']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--port, --host and --allow-origin go with --http/);
+    expect(result.stderr).toMatch(/--port, --host, --allow-origin, --token-env, --max-sessions and --idle-timeout go with --http/);
   });
 });

@@ -73,8 +73,12 @@ describe('vaultkeeper mcp', () => {
   let server: Started;
 
   const call = (name: string, args: Record<string, unknown> = {}): ReturnType<Client['callTool']> => server.client.callTool({ name, arguments: args });
-  const search = async (query: string, args: Record<string, unknown> = {}): Promise<SearchHit[]> =>
-    json<{ results: SearchHit[] }>(await call('memory_search', { query, ...args })).results;
+  // The full data is the structuredContent; the text is one line a result (test/e2e/mcp-lean.test.ts checks both).
+  const search = async (query: string, args: Record<string, unknown> = {}): Promise<SearchHit[]> => {
+    const result = await call('memory_search', { query, ...args });
+    expect(result.isError, text(result)).toBeFalsy();
+    return (result.structuredContent as { results: SearchHit[] }).results;
+  };
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vk-mcp-'));
