@@ -13,6 +13,8 @@ import { note, printJson, printLine } from '../output.js';
 
 export async function start(opts: { background?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
+  // What the session watcher will read, said before it reads anything (a detached child says nothing).
+  if (!opts.json && process.env.VAULTKEEPER_DAEMON_CHILD !== '1') note(await captureLine(root));
   if (!opts.background) {
     const { runDaemon } = await import('../../daemon/daemon.js');
     process.exitCode = await runDaemon({ root, echo: true });
@@ -23,7 +25,7 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
   // Its own stdout/stderr go to daemon.out (crashes before the logger opens); its log is daemon.log.
   const out = openSync(await confinedPath(root, '.vaultkeeper/daemon.out'), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   // The same CLI that was started (the bundle, or dist/cli/main.js) runs the daemon.
-  const child = spawn(process.execPath, [process.argv[1]!, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  const child = spawn(process.execPath, [process.argv[1]!, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: { ...process.env, VAULTKEEPER_DAEMON_CHILD: '1' } });
   child.unref();
   const deadline = Date.now() + 15_000;
   for (;;) {
@@ -86,4 +88,12 @@ export async function log(opts: { tail?: number; job?: string; follow?: boolean;
     last = all.at(-1) ?? last;
     print(shown);
   }
+}
+
+async function captureLine(root: string): Promise<string> {
+  const os = await import('node:os');
+  const { loadConfig } = await import('../../core/config.js');
+  const { readCaptureState } = await import('../../extract/capture.js');
+  const config = await loadConfig(root);
+  return (await readCaptureState(root, config.extract.sessions, process.env.HOME || os.homedir())).line;
 }
