@@ -88,13 +88,13 @@ describe('transcript formats, detected from the content alone', () => {
     const t = await read('cursor-state.vscdb');
     expect(t.format).toBe('cursor');
     expect(turns(t)).toEqual([
-      ['user', 'I use vim keybindings', new Date(1_780_000_000_000).toISOString()],
+      ['user', 'I prefer vim keybindings', new Date(1_780_000_000_000).toISOString()],
       ['assistant', 'Vim mode it is.', new Date(1_780_000_000_000).toISOString()],
-      ['user', 'The office wifi is slow on Mondays', new Date(1_781_000_000_000).toISOString()],
-      ['assistant', 'Sorry to hear that.', new Date(1_781_000_000_000).toISOString()],
-      ['user', 'Our staging server is called kestrel', '2026-06-22T10:00:00.000Z'],
-      ['assistant', 'Kestrel, noted.', '2026-06-22T10:00:09.000Z'],
-      ['user', 'I review pull requests every morning', '2026-06-23T08:30:00.000Z'],
+      ['user', 'I prefer light themes', new Date(1_781_000_000_000).toISOString()],
+      ['assistant', 'Light theme it is.', new Date(1_781_000_000_000).toISOString()],
+      ['user', 'I prefer small pull requests', '2026-06-22T10:00:00.000Z'],
+      ['assistant', 'Small pull requests, noted.', '2026-06-22T10:00:09.000Z'],
+      ['user', 'I prefer reviewing code in the morning', '2026-06-23T08:30:00.000Z'],
     ]);
     expect(Buffer.compare(await readFile(`${FIXTURES}cursor-state.vscdb`), before)).toBe(0);
   });
