@@ -16,7 +16,7 @@ const home = (): string => process.env.HOME || os.homedir();
 
 /** A shell word: single quotes, with any single quote in it closed, escaped and reopened. */
 function shellWord(word: string): string {
-  if (/^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word)) return word;
+  if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -5,6 +5,7 @@
  * `bubbleId:<composer>:<bubble>` row a message; type 1 the person, 2 the model), and a workspace
  * store's `ItemTable` row `workbench.panel.aichat.view.aichat.chatdata` (tabs of bubbles, type user/ai).
  */
+import type { Database } from 'sql.js';
 import { isRecord, parseTime, pushTurn, tryJson, type Transcript, type Turn } from './turns.js';
 
 /** The 16 bytes every SQLite 3 file begins with. */
@@ -93,7 +94,7 @@ function bubbleMessage(bubble: unknown, chatTime: unknown): Message | 'skip' | n
   return { role, text: said, at: parseTime(bubble.createdAt ?? timing) ?? parseTime(chatTime) };
 }
 
-function rows(db: import('sql.js').Database, sql: string): unknown[][] {
+function rows(db: Database, sql: string): unknown[][] {
   return db.exec(sql)[0]?.values ?? [];
 }
 
