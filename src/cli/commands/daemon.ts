@@ -13,9 +13,10 @@ import { note, printJson, printLine } from '../output.js';
 
 export async function start(opts: { background?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
-  // What the session watcher will read, said before it reads anything (a detached child says nothing).
-  if (!opts.json && process.env.VAULTKEEPER_DAEMON_CHILD !== '1') note(await captureLine(root));
   if (!opts.background) {
+    // What the session watcher will read, said before it reads anything (a detached child says nothing; a
+    // second daemon fails with its one line).
+    if (process.env.VAULTKEEPER_DAEMON_CHILD !== '1' && (await runningDaemon(root)) === null) note(await captureLine(root));
     const { runDaemon } = await import('../../daemon/daemon.js');
     process.exitCode = await runDaemon({ root, echo: true });
     return;
@@ -33,7 +34,10 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
     if (record !== null && record.pid === child.pid) {
       const log = path.join(root, LOG_FILE);
       if (opts.json) printJson({ pid: record.pid, log });
-      else printLine(`daemon started (pid ${record.pid}); log: ${log}`);
+      else {
+        printLine(`daemon started (pid ${record.pid}); log: ${log}`);
+        note(await captureLine(root));
+      }
       return;
     }
     if (child.exitCode !== null || Date.now() > deadline || (child.pid !== undefined && processStartTime(child.pid) === null)) {
