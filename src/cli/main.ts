@@ -103,7 +103,7 @@ function build(only: string | null = null): Command {
 
   if (want('ingest')) program
     .command('ingest')
-    .description('extract facts from agent transcripts (Claude Code JSONL, OpenAI message JSON, text or markdown chats)')
+    .description('extract facts from agent transcripts: Claude Code, Codex, Gemini CLI, OpenClaw, Cursor, Aider, Continue, OpenAI messages (the format is read from the content)')
     .argument('<files...>', 'transcript files (a folder stands for the transcripts in it)')
     .option('--offline', 'use the offline rules even when an LLM is configured')
     .option('--json', 'print the result as JSON')
@@ -253,6 +253,71 @@ function build(only: string | null = null): Command {
     .description('build a small demo vault from sample facts and show what vaultkeeper does (offline)')
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')
     .action(async (target: string | undefined) => (await import('./commands/demo.js')).run(target));
+
+  if (want('capture')) {
+    const capture = program
+      .command('capture')
+      .description('which agents\' transcripts the daemon\'s session watcher reads: nothing unless named here')
+      .addHelpText('after', '\nExamples:\n  vaultkeeper capture add claude-code --project ~/code/app\n  vaultkeeper capture list\n  vaultkeeper capture remove claude-code');
+    capture
+      .command('add')
+      .description('capture an agent\'s sessions (claude-code, codex, gemini, openclaw, cursor, aider, continue), of one project with --project')
+      .argument('<agent>', 'the agent')
+      .option('--project <path>', 'only the sessions of this project folder')
+      .option('--json', 'print the result as JSON')
+      .action(async (agent: string, opts, command: Command) => (await import('./commands/capture.js')).add(agent, opts, globals(command)));
+    capture
+      .command('list')
+      .description('list what is captured')
+      .option('--json', 'print the result as JSON')
+      .action(async (opts, command: Command) => (await import('./commands/capture.js')).list(opts, globals(command)));
+    capture
+      .command('remove')
+      .description('stop capturing an agent (or one project of it); facts already extracted stay')
+      .argument('<agent>', 'the agent')
+      .option('--project <path>', 'only this project')
+      .option('--json', 'print the result as JSON')
+      .action(async (agent: string, opts, command: Command) => (await import('./commands/capture.js')).remove(agent, opts, globals(command)));
+  }
+
+  if (want('hooks')) {
+    const hooks = program
+      .command('hooks')
+      .description('install vaultkeeper into an agent\'s own hooks: memory at session start, the session ingested at its end (see docs/integrations.md)')
+      .addHelpText('after', '\nExamples:\n  vaultkeeper hooks install claude-code\n  vaultkeeper hooks install gemini --project ~/code/app\n  vaultkeeper hooks uninstall claude-code');
+    hooks
+      .command('install')
+      .description('write the hooks into the agent\'s settings (claude-code, codex, gemini) and capture its sessions; idempotent')
+      .argument('<agent>', 'claude-code, codex or gemini')
+      .option('--project <path>', 'into this project\'s settings, capturing only its sessions')
+      .option('--json', 'print the result as JSON')
+      .action(async (agent: string, opts, command: Command) => (await import('./commands/hooks.js')).install(agent, opts, globals(command)));
+    hooks
+      .command('uninstall')
+      .description('take vaultkeeper\'s hooks out of the agent\'s settings; the rest of the file stays as it was')
+      .argument('<agent>', 'claude-code, codex or gemini')
+      .option('--project <path>', 'from this project\'s settings')
+      .option('--json', 'print the result as JSON')
+      .action(async (agent: string, opts, command: Command) => (await import('./commands/hooks.js')).uninstall(agent, opts, globals(command)));
+  }
+
+  if (want('hook')) {
+    const hook = program.command('hook').description('what an agent\'s hooks run (installed by `vaultkeeper hooks install`); reads the hook\'s JSON on stdin');
+    hook
+      .command('session-start')
+      .description('print MEMORY.md and the current project\'s context within a token budget, as the hook JSON agents read')
+      .option('--budget <tokens>', 'at most this many tokens, estimated at 4 characters each (default 1500)', parsePositiveInt)
+      .option('--text', 'print the plain text instead of the hook JSON')
+      .addHelpText('after', '\nExample:\n  echo \'{"cwd": "/home/me/code/app"}\' | vaultkeeper hook session-start --text')
+      .action(async (opts, command: Command) => (await import('./commands/hook.js')).sessionStart(opts, globals(command)));
+    hook
+      .command('ingest')
+      .description('extract the new lines of the session named by the hook\'s transcript_path now (only a captured one); prints nothing')
+      .option('--offline', 'use the offline rules even when an LLM is configured')
+      .option('--json', 'print the outcome as JSON')
+      .addHelpText('after', '\nExample:\n  echo \'{"transcript_path": "/home/me/.claude/projects/-home-me-app/S.jsonl"}\' | vaultkeeper hook ingest --json')
+      .action(async (opts, command: Command) => (await import('./commands/hook.js')).ingest(opts, globals(command)));
+  }
 
   return program;
 }

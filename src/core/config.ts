@@ -149,8 +149,8 @@ export const ConfigSchema = z
       .strictObject({
         sessions: z
           .array(z.string().min(1))
-          .default(['~/.claude/projects/**/*.jsonl'])
-          .describe('Globs of agent transcripts the daemon\'s session watcher follows (~ is the home folder; relative globs are relative to the vault). Default: Claude Code\'s sessions.'),
+          .default([])
+          .describe('Globs of agent transcripts the daemon\'s session watcher follows besides the agents named with `vaultkeeper capture add` (~ is the home folder; relative globs are relative to the vault). Default: none; nothing is read that a person did not name.'),
         idle_minutes: z.number().min(0).default(10).describe('Minutes a transcript must go unchanged before its session counts as ended and is extracted.'),
         min_confidence: z
           .number()

@@ -250,6 +250,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
         const { scanSessions } = await import('../extract/sessions.js');
         const chat = state.executor === null ? undefined : executorChat(state.executor);
         const result = await scanSessions(state.vault, { now: ctx.now, ...(chat === undefined ? { offline: true } : { chat }) });
+        if (result.notice !== null) logger.log('warn', result.notice, { job: 'extract' });
         return { summary: `${result.facts} facts from ${result.sessions.length} sessions${result.fallback === null ? '' : `; ${result.fallback}`}` };
       },
     },

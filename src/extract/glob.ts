@@ -82,3 +82,9 @@ export function globRegExp(glob: string): RegExp {
 function toPosix(p: string): string {
   return path.sep === '/' ? p : p.split(path.sep).join('/');
 }
+
+/** Whether an absolute file path is one `pattern` names (the same expansion of `~` and relative patterns as globFiles). */
+export function globMatches(file: string, pattern: string, cwd: string, home: string): boolean {
+  const expanded = pattern === '~' || pattern.startsWith('~/') ? path.join(home, pattern.slice(1)) : pattern;
+  return globRegExp(toPosix(path.resolve(cwd, expanded))).test(toPosix(path.resolve(file)));
+}

@@ -16,7 +16,7 @@ import { localDate } from './dates.js';
 import type { DatedCandidate, ExtractedFact } from './extracted.js';
 import { addCounts, createExtractor, emptyCounts, type ExtractionCounts, type Extractor, type ExtractorOptions } from './extractor.js';
 import { scanTurns } from './signals.js';
-import { parseTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
+import { readTranscript, UnknownTranscriptError, type Transcript, type TranscriptFormat } from './transcript.js';
 
 export interface IngestProgress {
   file: string;
@@ -71,6 +71,8 @@ export interface IngestFileReport {
 }
 
 export interface IngestResult extends IngestCounts {
+  /** Files found in a named folder that are in no transcript format (a named file in none is an error). */
+  unknown: string[];
   /** The extractor configured: the LLM, or the rules (none configured, or --offline). */
   mode: 'llm' | 'rules';
   /** Why the rules took over from the LLM (it could not be used; llm.fallback: offline), else null. */
@@ -88,7 +90,19 @@ export interface IngestResult extends IngestCounts {
 /** Ingests transcript files (a folder stands for the transcripts in it). */
 export async function ingestFiles(vault: Vault, files: readonly string[], options: IngestOptions = {}): Promise<IngestResult> {
   if (files.length === 0) throw new UsageError('ingest needs at least one transcript file', 'e.g. vaultkeeper ingest ~/.claude/projects/my-project/SESSION.jsonl');
-  const paths = await expandFiles(files);
+  const expanded = await expandFiles(files);
+  // Every file is read before anything is appended: a named file in no known format stops the ingest whole.
+  const read: Array<{ file: string; mtime: Date; transcript: Transcript }> = [];
+  const unknown: string[] = [];
+  for (const { file, named } of expanded) {
+    const info = await stat(file);
+    try {
+      read.push({ file, mtime: info.mtime, transcript: await readTranscript(await readFile(file), file) });
+    } catch (error) {
+      if (!(error instanceof UnknownTranscriptError) || named) throw error;
+      unknown.push(file);
+    }
+  }
   const extractor = createExtractor(vault.ctx, options);
   const result: IngestResult = {
     files: 0,
@@ -107,12 +121,11 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
     low_confidence: 0,
     transcripts: [],
     appended: [],
+    unknown,
   };
   const counts = emptyCounts();
-  for (const [index, file] of paths.entries()) {
-    const info = await stat(file);
-    const transcript = parseTranscript(decode(await readFile(file)), file);
-    const report = await ingestTranscript(vault, transcript, { source: sourceFor(file, transcript), fallbackAt: info.mtime, extractor });
+  for (const [index, { file, mtime, transcript }] of read.entries()) {
+    const report = await ingestTranscript(vault, transcript, { source: sourceFor(file, transcript), fallbackAt: transcript.startedAt ?? mtime, extractor });
     result.files++;
     result.turns += report.turns;
     result.scanned += report.scanned;
@@ -134,7 +147,7 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
       skipped_lines: report.skipped_lines,
       dates: [...new Set(report.appended.map((f) => f.date))].sort(),
     });
-    options.onProgress?.({ file, done: index + 1, total: paths.length });
+    options.onProgress?.({ file, done: index + 1, total: read.length });
   }
   result.fallback = extractor.fallback;
   result.llm_calls = counts.llm_calls;
@@ -211,19 +224,24 @@ async function extractedBefore(root: string, date: string, source: string): Prom
   return new Set(log.facts.filter((f) => f.source === source).map((f) => normalizeText(f.text)));
 }
 
-/** `claude-code/<session id, 8 characters>` for a Claude Code session, else `ingest/<file name>`. */
+/** Agents whose transcripts name their session: the source is `<agent>/<session id, 8 characters>`. */
+const SESSION_AGENTS: ReadonlySet<TranscriptFormat> = new Set(['claude-code', 'codex', 'gemini', 'openclaw', 'continue']);
+
+/** `<agent>/<session id, 8 characters>` for an agent's session, else `ingest/<file name>`. */
 export function sourceFor(file: string, transcript: Transcript): string {
-  if (transcript.format === 'claude-code') {
+  if (transcript.format === 'claude-code' || (SESSION_AGENTS.has(transcript.format) && transcript.sessionId !== undefined)) {
     const id = transcript.sessionId ?? path.basename(file, path.extname(file));
-    return `claude-code/${id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 8) || 'session'}`;
+    return `${transcript.format}/${id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 8) || 'session'}`;
   }
+  if (transcript.format === 'cursor') return `cursor/${path.basename(path.dirname(file)).slice(0, 12)}`;
   return `ingest/${path.basename(file)}`;
 }
 
-const TRANSCRIPT_EXTENSIONS = new Set(['.jsonl', '.json', '.md', '.markdown', '.txt']);
+const TRANSCRIPT_EXTENSIONS = new Set(['.jsonl', '.json', '.md', '.markdown', '.txt', '.vscdb']);
 
-async function expandFiles(files: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
+/** The files named, and those in the folders named (`named: false`: they may be other files than transcripts). */
+async function expandFiles(files: readonly string[]): Promise<Array<{ file: string; named: boolean }>> {
+  const out: Array<{ file: string; named: boolean }> = [];
   for (const given of files) {
     const file = path.resolve(given);
     const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
@@ -236,13 +254,15 @@ async function expandFiles(files: readonly string[]): Promise<string[]> {
         ...entries
           .filter((e) => e.isFile() && TRANSCRIPT_EXTENSIONS.has(path.extname(e.name).toLowerCase()))
           .map((e) => path.join(e.parentPath, e.name))
-          .sort(),
+          .sort()
+          .map((found) => ({ file: found, named: false })),
       );
     } else {
-      out.push(file);
+      out.push({ file, named: true });
     }
   }
-  return [...new Set(out)];
+  const seen = new Set<string>();
+  return out.filter(({ file }) => !seen.has(file) && seen.add(file));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });

@@ -1,6 +1,6 @@
 /**
- * The session watcher's core, for the daemon to call on a timer: one pass over the transcripts the
- * configured globs name (`extract.sessions`). A session counts as ended once its file has gone
+ * The session watcher's core, for the daemon to call on a timer: one pass over the transcripts a person
+ * named (`vaultkeeper capture add`, capture.ts, and the globs of `extract.sessions`); nothing else is read. A session counts as ended once its file has gone
  * `extract.idle_minutes` without a change; then only the bytes not extracted before are read, by the
  * offsets kept in `.vaultkeeper/extract-state.json` (so a restart extracts nothing twice). A file that
  * shrank or was replaced starts over (the same transcript's facts already in the log are not appended
@@ -10,18 +10,21 @@ import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
 import { writeConfined } from '../vault/confined-write.js';
 import type { Vault } from '../vault/vault.js';
 import { addCounts, createExtractor, emptyCounts, type ExtractionCounts, type ExtractorOptions } from './extractor.js';
-import { globFiles } from './glob.js';
+import { globFiles, globMatches } from './glob.js';
 import { decode, ingestTranscript, sourceFor } from './ingest.js';
-import { parseTranscript } from './transcript.js';
+import { captureState, captureTargets, EXTRACT_STATE_FILE, LEGACY_NOTICE, markLegacyNoticed, readCaptureList } from './capture.js';
+import { withinProject } from './agents.js';
+import { readTranscript, UnknownTranscriptError, type Transcript } from './transcript.js';
 import { byText } from '../text/compare.js';
 
-export const EXTRACT_STATE_FILE = '.vaultkeeper/extract-state.json';
+export { EXTRACT_STATE_FILE };
 /** Bytes at the start of a file whose hash tells a replaced file from a grown one. */
 const HEAD_BYTES = 1024;
 
@@ -36,6 +39,8 @@ const FileStateSchema = z.object({
   source: z.string(),
   facts: z.number().int().nonnegative(),
   extracted_at: z.string(),
+  /** Set when the file was left unread on purpose: another project's session, or no transcript format. */
+  passed: z.string().optional(),
 });
 type FileState = z.infer<typeof FileStateSchema>;
 
@@ -79,6 +84,10 @@ export interface SessionScanResult {
   errors: Array<{ file: string; message: string }>;
   /** Why the rules took over from the LLM this pass (it could not be used; llm.fallback: offline), else null. */
   fallback: string | null;
+  /** Sessions of the agents named that belong to another project than the one captured. */
+  outside: number;
+  /** The one-time notice for a vault that relied on the old default (every Claude Code project); null after. */
+  notice: string | null;
 }
 
 /** One pass of the session watcher. Safe to run from several processes: passes take turns. */
@@ -89,14 +98,33 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
   const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : os.homedir();
   return withLock(ctx.root, 'extract', async () => {
     const state = await readState(ctx.root);
-    const matched = new Set<string>();
-    for (const pattern of ctx.config.extract.sessions) for (const file of await globFiles(pattern, ctx.root, home)) matched.add(file);
-    const result: SessionScanResult = { files: matched.size, active: 0, unchanged: 0, sessions: [], turns: 0, candidates: 0, facts: 0, skipped_lines: 0, llm_calls: 0, tokens: 0, errors: [], fallback: null };
+    const list = await readCaptureList(ctx.root);
+    const result: SessionScanResult = { files: 0, active: 0, unchanged: 0, sessions: [], turns: 0, candidates: 0, facts: 0, skipped_lines: 0, llm_calls: 0, tokens: 0, errors: [], fallback: null, outside: 0, notice: null };
+    const capture = captureState(list, ctx.config.extract.sessions, Object.keys(state.files), home);
+    if (capture.legacy !== null) {
+      // Nothing is read until the person names what to capture; they are told once.
+      if (capture.legacy.noticed_at === null) {
+        await markLegacyNoticed(ctx.root, now);
+        result.notice = LEGACY_NOTICE;
+      }
+      return result;
+    }
+    /** File → the project its session must belong to (null: any; the glob itself narrowed it). */
+    const matched = new Map<string, string | null>();
+    for (const target of captureTargets(list, ctx.config.extract.sessions)) {
+      for (const file of await globFiles(target.glob, ctx.root, home)) {
+        if (matched.get(file) === null) continue;
+        matched.set(file, target.cwdFilter);
+      }
+    }
+    result.files = matched.size;
+    // A file passed over for its project is looked at again when what is captured changes.
+    const captureKey = hash(Buffer.from(JSON.stringify(captureTargets(list, ctx.config.extract.sessions))));
     const counts: ExtractionCounts = emptyCounts();
     const extractor = createExtractor(ctx, options);
 
     const files: Array<{ file: string; info: Awaited<ReturnType<typeof stat>> }> = [];
-    for (const file of matched) {
+    for (const file of matched.keys()) {
       const info = await stat(file).catch(() => null);
       if (info?.isFile()) files.push({ file, info });
     }
@@ -109,7 +137,8 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
       const mtimeMs = Number(info.mtimeMs);
       const ino = Number(info.ino);
       const previous = state.files[file];
-      if (previous !== undefined && previous.size === size && previous.mtime_ms === mtimeMs && previous.ino === ino) {
+      const passedBefore = previous?.passed !== undefined && previous.passed !== `project:${captureKey}` && previous.passed !== 'format';
+      if (previous !== undefined && !passedBefore && previous.size === size && previous.mtime_ms === mtimeMs && previous.ino === ino) {
         result.unchanged++;
         continue;
       }
@@ -118,8 +147,10 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
         continue;
       }
       try {
-        const report = await extractFile(vault, file, { size, mtimeMs, ino, mtime: new Date(mtimeMs) }, previous, extractor, now, state);
-        if (report === null) {
+        const report = await extractFile(vault, file, { size, mtimeMs, ino, mtime: new Date(mtimeMs) }, passedBefore ? undefined : previous, extractor, now, state, matched.get(file) ?? null, captureKey);
+        if (report === 'outside') {
+          result.outside++;
+        } else if (report === null) {
           result.unchanged++;
         } else {
           result.sessions.push(report.session);
@@ -145,6 +176,41 @@ export async function scanSessions(vault: Vault, options: SessionScanOptions = {
   });
 }
 
+export interface SessionFileResult {
+  /** 'read' when the file's new lines were extracted; otherwise why it was not read. */
+  outcome: 'read' | 'unchanged' | 'not-captured' | 'outside';
+  session: SessionReport | null;
+  fallback: string | null;
+}
+
+/**
+ * Extracts one session file now, without waiting for it to go idle (an agent's hook says the session
+ * ended or is about to be compacted), from where the watcher left off. Only a file a person named for
+ * capture is read.
+ */
+export async function scanSessionFile(vault: Vault, file: string, options: SessionScanOptions = {}): Promise<SessionFileResult> {
+  const { ctx } = vault;
+  const now = options.now ?? new Date();
+  const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : os.homedir();
+  const absolute = path.resolve(file);
+  return withLock(ctx.root, 'extract', async () => {
+    const list = await readCaptureList(ctx.root);
+    const targets = captureTargets(list, ctx.config.extract.sessions).filter((t) => globMatches(absolute, t.glob, ctx.root, home));
+    if (targets.length === 0) return { outcome: 'not-captured', session: null, fallback: null };
+    const project = targets.some((t) => t.cwdFilter === null) ? null : targets[0]!.cwdFilter;
+    const info = await stat(absolute);
+    const state = await readState(ctx.root);
+    const captureKey = hash(Buffer.from(JSON.stringify(captureTargets(list, ctx.config.extract.sessions))));
+    const previous = state.files[absolute];
+    const usable = previous?.passed === undefined ? previous : undefined;
+    const extractor = createExtractor(ctx, options);
+    const report = await extractFile(vault, absolute, { size: Number(info.size), mtimeMs: Number(info.mtimeMs), ino: Number(info.ino), mtime: info.mtime }, usable, extractor, now, state, project, captureKey);
+    await writeState(ctx.root, state);
+    if (report === 'outside') return { outcome: 'outside', session: null, fallback: extractor.fallback };
+    return { outcome: report === null ? 'unchanged' : 'read', session: report?.session ?? null, fallback: extractor.fallback };
+  });
+}
+
 interface FileInfo {
   size: number;
   mtimeMs: number;
@@ -161,14 +227,16 @@ async function extractFile(
   extractor: ReturnType<typeof createExtractor>,
   now: Date,
   state: ExtractState,
-): Promise<{ session: SessionReport; counts: ExtractionCounts; skippedLines: number } | null> {
+  project: string | null,
+  captureKey: string,
+): Promise<{ session: SessionReport; counts: ExtractionCounts; skippedLines: number } | null | 'outside'> {
   const handle = await open(file, 'r');
   let bytes: Buffer;
   let start = 0;
   let restarted = false;
-  // A JSON document (not JSON lines) cannot be read from the middle: it is read whole each time it
-  // changes, and what it already gave is not appended again.
-  const whole = path.extname(file).toLowerCase() === '.json';
+  // A JSON document, a markdown chat or a SQLite store cannot be read from the middle: it is read whole
+  // each time it changes, and what it already gave is not appended again.
+  const whole = WHOLE_EXTENSIONS.has(path.extname(file).toLowerCase());
   try {
     if (previous !== undefined && !whole) {
       const same = previous.ino === info.ino && info.size >= previous.offset && (await headHash(handle, previous.offset)) === previous.head;
@@ -179,20 +247,32 @@ async function extractFile(
   } finally {
     await handle.close();
   }
-  const complete = whole ? (isJson(bytes) ? bytes : Buffer.alloc(0)) : completeLines(bytes);
+  const ext = path.extname(file).toLowerCase();
+  const complete = whole ? (ext !== '.json' || isJson(bytes) ? bytes : Buffer.alloc(0)) : completeLines(bytes);
   const end = start + complete.length;
-  const record = async (source: string, facts: number): Promise<void> => {
+  const record = async (source: string, facts: number, passed?: string): Promise<void> => {
     const head = await readHead(file, end);
-    state.files[file] = { offset: end, size: info.size, mtime_ms: info.mtimeMs, ino: info.ino, head, source, facts, extracted_at: now.toISOString() };
+    state.files[file] = { offset: end, size: info.size, mtime_ms: info.mtimeMs, ino: info.ino, head, source, facts, extracted_at: now.toISOString(), ...(passed === undefined ? {} : { passed }) };
   };
   if (complete.length === 0) {
-    await record(previous !== undefined && !restarted ? previous.source : sourceFor(file, parseTranscript('', file)), restarted ? 0 : (previous?.facts ?? 0));
+    await record(previous !== undefined && !restarted ? previous.source : sourceFor(file, { format: 'empty', turns: [], skippedLines: 0 }), restarted ? 0 : (previous?.facts ?? 0));
     return null;
   }
-  const transcript = parseTranscript(decode(complete), file);
+  let transcript: Transcript;
+  try {
+    transcript = await readTranscript(complete, file);
+  } catch (error) {
+    // No format: said once, in the pass's errors, and not read again until the file changes.
+    if (error instanceof UnknownTranscriptError) await record(previous?.source ?? `ingest/${path.basename(file)}`, previous?.facts ?? 0, 'format');
+    throw error;
+  }
+  if (project !== null && !withinProject(transcript.cwd ?? (await sessionCwd(file)), project)) {
+    await record(previous?.source ?? sourceFor(file, transcript), previous?.facts ?? 0, `project:${captureKey}`);
+    return 'outside';
+  }
   // A later chunk of a Claude Code session may hold no line naming the session: keep the name it had.
   const source = previous !== undefined && !restarted && transcript.sessionId === undefined ? previous.source : sourceFor(file, transcript);
-  const report = await ingestTranscript(vault, transcript, { source, fallbackAt: info.mtime, extractor });
+  const report = await ingestTranscript(vault, transcript, { source, fallbackAt: transcript.startedAt ?? info.mtime, extractor });
   const facts = (restarted ? 0 : (previous?.facts ?? 0)) + report.appended.length;
   await record(source, facts);
   return {
@@ -200,6 +280,27 @@ async function extractFile(
     counts: report.counts,
     skippedLines: report.skipped_lines,
   };
+}
+
+const WHOLE_EXTENSIONS = new Set(['.json', '.md', '.markdown', '.txt', '.vscdb']);
+
+/** The working folder a session names in its first lines (a later chunk of JSON lines does not repeat it), or the folder a Cursor workspace store is for. */
+async function sessionCwd(file: string): Promise<string | undefined> {
+  if (path.basename(file) === 'state.vscdb') {
+    try {
+      const workspace = JSON.parse(await readFile(path.join(path.dirname(file), 'workspace.json'), 'utf8')) as { folder?: unknown };
+      return typeof workspace.folder === 'string' && workspace.folder.startsWith('file://') ? fileURLToPath(workspace.folder) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const handle = await open(file, 'r');
+  try {
+    const head = completeLines(await readRange(handle, 0, 64 * 1024));
+    return (await readTranscript(head, file).catch(() => null))?.cwd;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The bytes up to and including the last newline; a trailing line that is a whole JSON value counts too (the session is idle). */

@@ -10,6 +10,8 @@ import { readJournal, type Journal } from '../dream/journal.js';
 import { readDreamState, type DreamState } from '../dream/state.js';
 import { readManifestSummary, rowCounts } from '../indexer/manifest.js';
 import { readTombstones } from '../tombstones/tombstones.js';
+import { readCaptureState, type CaptureState } from '../extract/capture.js';
+import os from 'node:os';
 import { runningDaemon } from '../daemon/pidfile.js';
 import { readJobsState, type JobState } from '../daemon/jobs-state.js';
 import { forecastDream, jobSchedules, nextDreamCheck, type DreamForecast, type JobSchedule } from './forecast.js';
@@ -39,6 +41,8 @@ export interface VaultStatus {
   llm: Record<string, unknown>;
   /** Jobs whose last run failed, with the error (from the daemon's job state). */
   last_errors: Array<{ job: string; error: string; at: string | null; consecutive_failures: number }>;
+  /** Which agents' transcripts the session watcher reads (only those a person named), and the line that says so. */
+  capture: CaptureState & { line: string };
 }
 
 export interface SkippedDay {
@@ -78,6 +82,7 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
   const pendingAtCheck = checkToday === localStamp(now, ctx.timeZone).date ? pending : await pendingDates(ctx.root, journal, checkToday, tombstones);
   const forecast = forecastDream(pendingAtCheck, state, ctx.config.dream, checkAt, nextCheck);
   const dashboard = await stat(path.join(ctx.root, DASHBOARD_PAGE)).then(() => DASHBOARD_PAGE, () => null);
+  const capture = await readCaptureState(ctx.root, ctx.config.extract.sessions, ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : os.homedir());
   return {
     vault: ctx.root,
     time_zone: ctx.timeZone,
@@ -97,6 +102,7 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
     last_errors: Object.entries((daemonStatus?.jobs ?? {}) as Record<string, { last_result?: string; last_error?: string | null; last_finished_at?: string | null; consecutive_failures?: number }>)
       .filter(([, job]) => job.last_result === 'failed')
       .map(([job, state]) => ({ job, error: state.last_error ?? '', at: state.last_finished_at ?? null, consecutive_failures: state.consecutive_failures ?? 0 })),
+    capture,
   };
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXTRACT_STATE_FILE, completeLines, scanSessions } from '../../src/extract/sessions.js';
 import { globFiles } from '../../src/extract/glob.js';
+import { addCapture } from '../../src/extract/capture.js';
 import { listLogDates, readLog } from '../../src/logs/factlog.js';
 import { initVault } from '../../src/vault/init.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
@@ -39,6 +40,8 @@ async function fixture(extraEnv: NodeJS.ProcessEnv = {}): Promise<Fixture> {
   await initVault(root);
   const projects = path.join(dir, 'home', '.claude', 'projects');
   await writeTree(root, { '.vaultkeeper/config.yaml': 'timezone: UTC\nextract:\n  idle_minutes: 10\n' });
+  // Nothing is read unless named (capture.ts): these tests name Claude Code's sessions.
+  await addCapture(root, 'claude-code', null);
   const env = { ...process.env, HOME: path.join(dir, 'home'), VAULTKEEPER_TIMEZONE: 'UTC', ...extraEnv };
   return { dir, root, file: path.join(projects, '-home-rui-blog', `${SESSION}.jsonl`), env, open: () => openVault({ vault: root, env }) };
 }

@@ -3,7 +3,7 @@
  * each read into turns; malformed lines are skipped and counted, never thrown.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTranscript } from '../../src/extract/transcript.js';
+import { parseTranscript, UnknownTranscriptError } from '../../src/extract/transcript.js';
 
 const SESSION = '3f9a1c2b-7d4e-4a61-9f0e-2b8c5d6e7f80';
 const line = (value: unknown): string => JSON.stringify(value);
@@ -49,7 +49,7 @@ describe('Claude Code JSONL', () => {
 
   it('reads a session of one line, and an empty file, without complaint', () => {
     expect(parseTranscript(entry('user', 'hello', '2026-06-09T10:00:00Z'), 'a.jsonl').turns).toHaveLength(1);
-    expect(parseTranscript('', 'a.jsonl')).toEqual({ format: 'claude-code', turns: [], skippedLines: 0 });
+    expect(parseTranscript('', 'a.jsonl')).toEqual({ format: 'empty', turns: [], skippedLines: 0 });
   });
 });
 
@@ -89,10 +89,8 @@ describe('OpenAI-style messages', () => {
     expect(lines.skippedLines).toBe(4);
   });
 
-  it('counts a JSON file that does not parse instead of reading it as prose', () => {
-    const t = parseTranscript('[{"role": "user", "content": "hi"},\n{"role": ', 'chat.json');
-    expect(t.turns).toEqual([]);
-    expect(t.skippedLines).toBe(2);
+  it('takes a JSON file that does not parse for no format, never for prose or zero turns', () => {
+    expect(() => parseTranscript('[{"role": "user", "content": "hi"},\n{"role": ', 'chat.json')).toThrow(UnknownTranscriptError);
   });
 });
 
@@ -119,9 +117,8 @@ describe('text and markdown chats', () => {
     ]);
   });
 
-  it('takes text without speakers as one user turn', () => {
-    const t = parseTranscript('I live in Porto.\nMy sister is Ines.\n', 'notes.md');
-    expect(t.turns).toEqual([{ role: 'user', text: 'I live in Porto.\nMy sister is Ines.', index: 0 }]);
+  it('takes text without speakers for no transcript, not for one turn of the person\'s', () => {
+    expect(() => parseTranscript('I live in Porto.\nMy sister is Ines.\n', 'notes.md')).toThrow(/notes\.md is in no transcript format/);
     expect(parseTranscript('   \n', 'empty.md').turns).toEqual([]);
   });
 });

@@ -14,6 +14,9 @@ import { note, printJson, printLine } from '../output.js';
 export async function start(opts: { background?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
   if (!opts.background) {
+    // What the session watcher will read, said before it reads anything (a detached child says nothing; a
+    // second daemon fails with its one line).
+    if (process.env.VAULTKEEPER_DAEMON_CHILD !== '1' && (await runningDaemon(root)) === null) note(await captureLine(root));
     const { runDaemon } = await import('../../daemon/daemon.js');
     process.exitCode = await runDaemon({ root, echo: true });
     return;
@@ -23,7 +26,7 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
   // Its own stdout/stderr go to daemon.out (crashes before the logger opens); its log is daemon.log.
   const out = openSync(await confinedPath(root, '.vaultkeeper/daemon.out'), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   // The same CLI that was started (the bundle, or dist/cli/main.js) runs the daemon.
-  const child = spawn(process.execPath, [process.argv[1]!, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  const child = spawn(process.execPath, [process.argv[1]!, '--vault', root, 'daemon', 'start'], { detached: true, stdio: ['ignore', out, out], env: { ...process.env, VAULTKEEPER_DAEMON_CHILD: '1' } });
   child.unref();
   const deadline = Date.now() + 15_000;
   for (;;) {
@@ -31,7 +34,10 @@ export async function start(opts: { background?: boolean; json?: boolean }, glob
     if (record !== null && record.pid === child.pid) {
       const log = path.join(root, LOG_FILE);
       if (opts.json) printJson({ pid: record.pid, log });
-      else printLine(`daemon started (pid ${record.pid}); log: ${log}`);
+      else {
+        printLine(`daemon started (pid ${record.pid}); log: ${log}`);
+        note(await captureLine(root));
+      }
       return;
     }
     if (child.exitCode !== null || Date.now() > deadline || (child.pid !== undefined && processStartTime(child.pid) === null)) {
@@ -86,4 +92,12 @@ export async function log(opts: { tail?: number; job?: string; follow?: boolean;
     last = all.at(-1) ?? last;
     print(shown);
   }
+}
+
+async function captureLine(root: string): Promise<string> {
+  const os = await import('node:os');
+  const { loadConfig } = await import('../../core/config.js');
+  const { readCaptureState } = await import('../../extract/capture.js');
+  const config = await loadConfig(root);
+  return (await readCaptureState(root, config.extract.sessions, process.env.HOME || os.homedir())).line;
 }

@@ -18,11 +18,12 @@ export async function run(files: string[], opts: IngestCliOptions, globals: Glob
   } finally {
     bar.done();
   }
-  const { appended, transcripts, ...counts } = result;
+  const { appended, transcripts, unknown, ...counts } = result;
   if (opts.json) {
     printJson({
       ...counts,
       transcripts,
+      unknown,
       appended: appended.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags, source: f.source })),
     });
     return;
@@ -33,6 +34,7 @@ export async function run(files: string[], opts: IngestCliOptions, globals: Glob
     `ingested ${plural(result.files, 'file')}: ${plural(result.turns, 'turn')}, ${plural(result.candidates, 'candidate turn')}, ${plural(result.facts, 'new fact')} by ${extractor}`,
   );
   for (const fact of appended) printLine(`${fact.id}\t${fact.path}:${fact.line}\t[${fact.category}] ${fact.text}`);
+  if (unknown.length > 0) note(`${plural(unknown.length, 'file')} in the folders given ${unknown.length === 1 ? 'is' : 'are'} in no transcript format and ${unknown.length === 1 ? 'was' : 'were'} left out: ${unknown.join(', ')}`);
   if (result.duplicates > 0) note(`${plural(result.duplicates, 'fact')} already in the log from the same transcript, not appended again`);
   if (result.skipped_lines > 0) note(`${plural(result.skipped_lines, 'line')} of the transcripts could not be read and were skipped`);
   if (result.fallback !== null) note(`${result.fallback}`);

@@ -11,6 +11,7 @@ export async function run(target: string, opts: { json?: boolean; adopt?: boolea
     return;
   }
   printLine(`created a vault in ${result.root}`);
+  printLine(await captureSummary(result.root));
   printLine('next: vaultkeeper remember "…"   (open the folder in Obsidian to browse it)');
 }
 
@@ -34,5 +35,15 @@ async function adopt(target: string, opts: { json?: boolean; obsidianSettings?: 
   if (result.kept.length > 0) printLine(`kept your own ${result.kept.join(', ')}`);
   printLine(result.createdRepo ? `created a git repository; the notes as they were are commit ${result.snapshot?.slice(0, 8)}` : 'used the existing git repository; committed only the files above');
   printLine(`indexed ${indexed.pages} page sections`);
+  printLine(await captureSummary(result.root));
   printLine('next: vaultkeeper remember "…"   (the notes are searchable now: vaultkeeper search "…")');
+}
+
+/** The one line that says what agent transcripts the vault captures (none until named) and how to change it. */
+async function captureSummary(root: string): Promise<string> {
+  const os = await import('node:os');
+  const { loadConfig } = await import('../../core/config.js');
+  const { readCaptureState } = await import('../../extract/capture.js');
+  const config = await loadConfig(root);
+  return (await readCaptureState(root, config.extract.sessions, process.env.HOME || os.homedir())).line;
 }

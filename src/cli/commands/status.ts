@@ -33,7 +33,16 @@ export async function run(opts: { json?: boolean; dashboard?: boolean }, globals
     printLine(`llm        ${check}; ${llm.today?.total_tokens ?? 0} tokens today`);
     if (llm.fallback) printLine(`           ${llm.fallback.mode === 'offline' ? 'dreams use the offline consolidator' : 'LLM jobs wait'}: ${llm.fallback.reason}`);
   }
+  for (const line of captureLines(status.capture)) printLine(line);
   printLine(`dashboard  ${status.dashboard === null ? 'not written yet (vaultkeeper status --dashboard)' : status.dashboard}`);
+}
+
+/** One line per agent captured, or the one line saying nothing is (and how to opt in). */
+function captureLines(capture: VaultStatus['capture'] | undefined): string[] {
+  if (capture === undefined) return []; // a daemon of an older version answered
+  const named = [...capture.sources.map((s) => (s.project === null ? `${s.agent} (all projects)` : `${s.agent} --project ${s.project}`)), ...capture.configured.map((g) => `${g} (extract.sessions)`)];
+  if (named.length === 0) return [`capture    ${capture.line.replace(/^capture: /, '')}`];
+  return named.map((entry, i) => `${i === 0 ? 'capture   ' : '          '} ${entry}`);
 }
 
 function dreamLine(dream: VaultStatus['dream'], tz: string): string {

@@ -1,0 +1,52 @@
+/**
+ * Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl): one `{timestamp, type,
+ * payload}` a line; `session_meta` names the session and its cwd, `response_item` lines of payload type
+ * `message` are the conversation (content blocks `input_text` / `output_text`). Older rollouts wrote the
+ * items bare (`{type: "message", role, content}`) after a first line `{id, timestamp, instructions}`.
+ */
+import { ASSISTANT_BLOCKS, contentText, isRecord, jsonLines, parseTime, pushTurn, text, USER_BLOCKS, type FormatReader, type Transcript, type Turn } from './turns.js';
+
+/** What Codex itself puts in a user message: the environment, AGENTS.md, the person's standing instructions. */
+const HARNESS_RE = /^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions)/;
+
+const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
+
+function bareItem(value: Record<string, unknown>): boolean {
+  return value.type === 'message' && typeof value.role === 'string' && Array.isArray(value.content) && value.content.some((b) => isRecord(b) && (b.type === 'input_text' || b.type === 'output_text'));
+}
+
+export const codex: FormatReader = {
+  format: 'codex',
+  detect: (probe) => probe.records.some((r) => (typeof r.type === 'string' && ROLLOUT_TYPES.has(r.type) && isRecord(r.payload)) || bareItem(r)),
+  read: (probe) => readCodex(probe.text),
+};
+
+export function readCodex(content: string): Transcript {
+  const turns: Turn[] = [];
+  const { records, skipped } = jsonLines(content);
+  let skippedLines = skipped;
+  let sessionId: string | undefined;
+  let cwd: string | undefined;
+  let startedAt: Date | undefined;
+  for (const record of records) {
+    const item = isRecord(record.payload) ? record.payload : record;
+    if (record.type === 'session_meta' || (record.payload === undefined && 'instructions' in record && 'id' in record)) {
+      sessionId ??= text(item.id);
+      cwd ??= text(item.cwd);
+      startedAt ??= parseTime(item.timestamp ?? record.timestamp);
+      continue;
+    }
+    if (record.payload !== undefined && record.type !== 'response_item') continue; // events repeat the items
+    if (item.type !== 'message') continue; // tool calls, reasoning, state
+    const role = item.role === 'user' ? 'user' : item.role === 'assistant' ? 'assistant' : null;
+    if (role === null) continue; // developer and system messages
+    const said = contentText(item.content, role === 'user' ? USER_BLOCKS : ASSISTANT_BLOCKS);
+    if (said === null) {
+      skippedLines++;
+      continue;
+    }
+    if (role === 'user' && HARNESS_RE.test(said)) continue;
+    pushTurn(turns, role, said, parseTime(record.timestamp ?? item.timestamp));
+  }
+  return { format: 'codex', turns, sessionId, cwd, startedAt, skippedLines };
+}
