@@ -181,7 +181,7 @@ async function search(vault: Vault, log: Log, args: z.output<typeof SearchInput>
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit, warning, late, note, hidden, hiddenNote } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning, late, note, hidden, hiddenNote, redacted, redactedNote } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
@@ -190,6 +190,8 @@ async function remember(vault: Vault, args: z.output<typeof RememberInput>): Pro
     ...(note === undefined ? {} : { note }),
     hidden,
     ...(hiddenNote === undefined ? {} : { hidden_note: hiddenNote }),
+    redacted,
+    ...(redactedNote === undefined ? {} : { redacted_note: redactedNote }),
   });
 }
 
