@@ -7,13 +7,19 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 export async function vaultBytes(root: string): Promise<string[]> {
-  const texts: string[] = [];
+  return [...(await vaultByteMap(root)).values()];
+}
+
+/** The same, by where each text came from (a file's path under the vault, or `git objects`): to say where a needle was found. */
+export async function vaultByteMap(root: string): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) texts.push((await readFile(path.join(entry.parentPath, entry.name))).toString('latin1'));
+    const file = path.join(entry.parentPath, entry.name);
+    if (entry.isFile()) texts.set(path.relative(root, file), (await readFile(file)).toString('latin1'));
   }
   // Reachable or not: --batch-all-objects lists loose and packed objects whatever refers to them.
   const { stdout } = await execFileAsync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: 'latin1' });
-  texts.push(stdout);
+  texts.set('git objects', stdout);
   return texts;
 }
 
@@ -21,4 +27,10 @@ export async function vaultBytes(root: string): Promise<string[]> {
 export function hits(texts: readonly string[], needle: string): number {
   const bytes = Buffer.from(needle, 'utf8').toString('latin1');
   return texts.reduce((n, t) => n + t.split(bytes).length - 1, 0);
+}
+
+/** Where `needle` occurs: the sources of vaultByteMap that hold it. */
+export function whereHits(texts: ReadonlyMap<string, string>, needle: string): string[] {
+  const bytes = Buffer.from(needle, 'utf8').toString('latin1');
+  return [...texts].filter(([, text]) => text.includes(bytes)).map(([where]) => where);
 }
