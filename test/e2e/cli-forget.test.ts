@@ -93,9 +93,10 @@ describe('forget --match', () => {
       [ids[0], 'Prefers DARK-roast coffee'],
       [ids[2], 'Dark roast, never light roast!'],
     ]);
-    expect((await tombstoneLines(root)).map((s) => [s.id, s.text])).toEqual([
-      [ids[0], normalizeText('Prefers DARK-roast coffee')],
-      [ids[2], 'dark roast never light roast'],
+    const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+    expect((await tombstoneLines(root)).map((s) => [s.id, s.hash, s.text])).toEqual([
+      [ids[0], sha(normalizeText('Prefers DARK-roast coffee')), undefined],
+      [ids[2], sha('dark roast never light roast'), undefined],
     ]);
     expect(Number((await git(root, ['rev-list', '--count', 'HEAD'])).trim())).toBe(commits + 1);
     expect((await git(root, ['log', '-1', '--format=%s'])).trim()).toBe('forget: 2 facts (text matching "Dark Roast")');
