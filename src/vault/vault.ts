@@ -200,7 +200,7 @@ export class Vault {
   }
 
   async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
-    const { validateSearch, lanceMessage, VaultkeeperError } = await this.searchModules();
+    const { validateSearch, lanceMessage, VaultkeeperError, isOutage, withOutageRetries, indexUri } = await this.searchModules();
     validateSearch(query, options);
     if (options.refresh ?? true) {
       const early = await this.searchIfUnchanged(query, options);
@@ -224,16 +224,23 @@ export class Vault {
       this.store = undefined;
       (await stale?.catch(() => null))?.close();
     };
+    const uri = indexUri(this.ctx);
     try {
       return await this.searchIndex(query, options);
     } catch (error) {
       if (error instanceof VaultkeeperError) throw error;
       await reopen();
+      // Object storage that cannot be reached: retried with backoff, then one line; the remote table is never dropped.
+      if (isOutage(uri, error)) return withOutageRetries(uri, () => this.searchIndex(query, options).catch(async (again: unknown) => {
+        await reopen();
+        throw again;
+      }));
       try {
         return await this.searchIndex(query, options); // a table rebuilt by another indexer needs a fresh handle
       } catch (again) {
         if (again instanceof VaultkeeperError) throw again;
         await reopen();
+        if (isOutage(uri, again)) throw again;
       }
       // The index is a projection: when it cannot be read, rebuild it from the files and search again.
       options.onNote?.(`the index could not be searched (${lanceMessage(error)}); rebuilding it`);
