@@ -38,8 +38,9 @@ export class IndexOutageError extends VaultkeeperError {
   }
 }
 
-/** Delays between tries, in ms: a blip passes, an outage is reported in a few seconds. */
-export const OUTAGE_DELAYS_MS = [250, 1_000, 3_000] as const;
+/** Delays between tries, in ms: LanceDB already retries each request 3 times with its own backoff (a try against a
+ * store that is down took ~19 s here), so one more try after a pause lets a blip pass without doubling the wait again. */
+export const OUTAGE_DELAYS_MS = [1_000] as const;
 
 /** Runs `fn`, again after each delay while the index at `uri` is unreachable; then throws IndexOutageError. Other errors pass through. */
 export async function withOutageRetries<T>(uri: string, fn: () => Promise<T>, delays: readonly number[] = OUTAGE_DELAYS_MS): Promise<T> {

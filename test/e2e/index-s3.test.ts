@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
+  await server?.close().catch(() => undefined); // the outage test stops and restarts it
   const { rm } = await import('node:fs/promises');
   await rm(storage, { recursive: true, force: true });
 });
@@ -99,12 +99,12 @@ describe('an index on S3-compatible object storage', () => {
 
     // The server goes away while a search is under way, and stays away for its retries.
     const port = Number(new URL(endpoint).port);
-    const searching = runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 60_000 });
+    const searching = runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 150_000 });
     await server.close();
     const failed = await searching;
     if (failed.code === 0) {
       // The search won the race; one started now meets the outage for sure.
-      const late = await runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 60_000 });
+      const late = await runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 150_000 });
       Object.assign(failed, late);
     }
     expect(failed.code).toBe(1);
@@ -121,5 +121,5 @@ describe('an index on S3-compatible object storage', () => {
     expect(JSON.parse(found.stdout).results.map((r: { text: string }) => r.text)).toEqual(['Prefers dark roast coffee']);
     const again = await runJson<{ rebuilt: string | null; added: number }>(['--vault', root, 'reindex'], { env });
     expect(again).toMatchObject({ rebuilt: null, added: 0 });
-  });
+  }, 240_000);
 });
