@@ -113,7 +113,7 @@ export async function purge(ctx: VaultContext, target: PurgeTarget, options: { r
         note:
           remotes.length === 0
             ? null
-            : `the remote ${remotes.join(', ')} still holds the old history: push with --force (git push --force ${remotes[0]} --all) to erase it there`,
+            : `the remote ${remotes.join(', ')} still holds the old history: push with --force (git push --force ${remotes[0]} --all) to erase it there, before any sync, which would merge the old history back`,
       },
     };
   });
