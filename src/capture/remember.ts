@@ -7,12 +7,25 @@ import { withWriteLock } from '../core/lock.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
+import { applySecretsPolicy, SecretRefusedError } from '../secrets/policy.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 
 export interface RememberOptions {
   source?: string | undefined;
   now?: Date;
+  /**
+   * Under `capture.secrets: refuse`, leave out a fact holding a secret and store the rest (listed in `refused`),
+   * rather than failing the batch: for extraction from transcripts, where no person is there to rephrase.
+   */
+  skipRefused?: boolean;
+}
+
+/** A fact stored with its secrets replaced by markers (`[redacted: password]`). */
+export interface RedactedSecret {
+  id: string;
+  /** What was replaced, e.g. ["pin"]; never the secret. */
+  kinds: string[];
 }
 
 export interface RememberResult {
@@ -32,16 +45,27 @@ export interface RememberResult {
   hidden: string[];
   /** Says so in one sentence, when `hidden` is not empty. */
   hiddenNote?: string;
+  /** Facts stored with a secret replaced by a marker (capture.secrets: redact). */
+  redacted: RedactedSecret[];
+  /** Says so in one sentence, when `redacted` is not empty. */
+  redactedNote?: string;
+  /** Places in the batch (from 0) of facts left out for holding a secret (capture.secrets: refuse with `skipRefused`). */
+  refused: number[];
 }
 
-export async function remember(ctx: VaultContext, inputs: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
-  if (inputs.length === 0) throw new UsageError('nothing to remember: no facts were given');
+export async function remember(ctx: VaultContext, given: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
+  if (given.length === 0) throw new UsageError('nothing to remember: no facts were given');
+  let inputs = given;
   const now = options.now ?? new Date();
   const stamp = localStamp(now, ctx.timeZone);
   const source = options.source ?? ctx.config.capture.default_source;
+  const screened = await screenSecrets(ctx, inputs, options.skipRefused ?? false);
+  if (screened.inputs.length === 0) return { facts: [], commit: null, late: [], hidden: [], redacted: [], refused: screened.refused };
+  inputs = screened.inputs;
 
   // Validate everything before writing anything: a bad line in a batch writes nothing.
   const byDate = new Map<string, CanonicalFact[]>();
+  const kindsOf = new Map<CanonicalFact, string[]>();
   inputs.forEach((input, index) => {
     const date = input.date ?? stamp.date;
     if (!isValidDate(date)) {
@@ -55,6 +79,8 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
       if (error instanceof UsageError && inputs.length > 1) throw new UsageError(`fact ${index + 1}: ${error.message}`, error.hint);
       throw error;
     }
+    const kinds = screened.redacted.find((r) => r.index === index)?.kinds;
+    if (kinds !== undefined) kindsOf.set(fact, kinds);
     const list = byDate.get(date) ?? [];
     list.push(fact);
     byDate.set(date, list);
@@ -66,11 +92,19 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
     // What a crash leaves uncommitted in these logs is this command's, not lines a person typed (intent.ts).
     await writeAppendIntent(lock, batches.map(([date]) => logRelPath(date)));
     const facts: AppendedFact[] = [];
+    const redacted: RedactedSecret[] = [];
     const dates: string[] = [];
     let failed: unknown = null;
     for (const [date, batch] of batches) {
       try {
-        facts.push(...(await appendBatch(lock, date, stamp.time, source, batch)));
+        const appended = await appendBatch(lock, date, stamp.time, source, batch);
+        facts.push(...appended);
+        // appendBatch returns one fact per input, in order.
+        batch.forEach((fact, i) => {
+          const kinds = kindsOf.get(fact);
+          const stored = appended[i];
+          if (kinds !== undefined && stored !== undefined) redacted.push({ id: stored.id, kinds });
+        });
         dates.push(date);
       } catch (error) {
         // Days already appended stay stored and are committed below; the error then says so.
@@ -108,7 +142,16 @@ export async function remember(ctx: VaultContext, inputs: readonly FactInput[], 
       });
     }
     const placement = await latePlacement(ctx.root, facts);
-    return { facts, commit, ...(warning === undefined ? {} : { warning }), ...placement, ...(await hiddenFacts(ctx.root, facts)) };
+    return {
+      facts,
+      commit,
+      ...(warning === undefined ? {} : { warning }),
+      ...placement,
+      ...(await hiddenFacts(ctx.root, facts)),
+      redacted,
+      ...(redacted.length === 0 ? {} : { redactedNote: redactedNote(redacted) }),
+      refused: screened.refused,
+    };
   });
 }
 
@@ -153,4 +196,37 @@ async function hiddenFacts(root: string, facts: readonly AppendedFact[]): Promis
   if (hidden.length === 0) return { hidden };
   const what = hidden.length === 1 ? `${hidden[0]} repeats a forgotten fact` : `${hidden.length} facts (${hidden.join(', ')}) repeat forgotten facts`;
   return { hidden, hiddenNote: `${what}: stored in the log, but a tombstone hides it from search, pages and MEMORY.md` };
+}
+
+/**
+ * Every write path comes through here (remember, ingest and the session watcher, MCP): a secret in a fact is
+ * replaced by a marker or the fact refused (capture.secrets), before anything is validated or written (DESIGN §9).
+ */
+async function screenSecrets(
+  ctx: VaultContext,
+  inputs: readonly FactInput[],
+  skipRefused: boolean,
+): Promise<{ inputs: FactInput[]; redacted: { index: number; kinds: string[] }[]; refused: number[] }> {
+  const policy = ctx.config.capture.secrets;
+  const kept: FactInput[] = [];
+  const redacted: { index: number; kinds: string[] }[] = [];
+  const refused: number[] = [];
+  for (const [index, input] of inputs.entries()) {
+    try {
+      const { texts, redacted: found } = await applySecretsPolicy([input.text], policy);
+      if (found.length > 0) redacted.push({ index: kept.length, kinds: found[0]!.kinds });
+      kept.push({ ...input, text: texts[0]! });
+    } catch (error) {
+      if (!(error instanceof SecretRefusedError)) throw error;
+      if (!skipRefused) throw new SecretRefusedError(index, inputs.length, error.kinds);
+      refused.push(index);
+    }
+  }
+  return { inputs: kept, redacted, refused };
+}
+
+function redactedNote(redacted: readonly RedactedSecret[]): string {
+  const kinds = [...new Set(redacted.flatMap((r) => r.kinds))].join(', ');
+  const which = redacted.length === 1 ? `${redacted[0]!.id} was` : `${redacted.length} facts (${redacted.map((r) => r.id).join(', ')}) were`;
+  return `${which} stored with a secret replaced by a marker (${kinds}): the secret itself was not written`;
 }

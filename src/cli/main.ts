@@ -319,6 +319,16 @@ function build(only: string | null = null): Command {
       .action(async (opts, command: Command) => (await import('./commands/hook.js')).ingest(opts, globals(command)));
   }
 
+  if (want('purge')) program
+    .command('purge')
+    .description('erase a fact by id, or every fact matching a text: from its log (the id stays), pages, MEMORY.md, tombstones, the index and the git history')
+    .argument('[id]', 'the fact id, e.g. f-7k2m9q0a1b')
+    .option('--match <text>', 'purge every fact whose text contains these words')
+    .option('--reason <reason>', 'why (kept in log.md and the commit; never the text)')
+    .option('-y, --yes', 'do not ask for confirmation (for scripts)')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string | undefined, opts, command: Command) => (await import('./commands/purge.js')).run(id, opts, globals(command)));
+
   return program;
 }
 

@@ -47,6 +47,10 @@ export const ConfigSchema = z
     capture: z
       .strictObject({
         default_source: z.string().min(1).default('cli').describe('Source written in a batch header when none is given.'),
+        secrets: z
+          .enum(['redact', 'refuse'])
+          .default('redact')
+          .describe('A secret found in a fact (a key, a token, a password, a PIN, a card number, an IBAN): "redact" writes the fact with the secret replaced by a marker such as [redacted: password]; "refuse" stores nothing and fails.'),
       })
       .prefault({})
       .describe('How facts are captured.'),

@@ -20,13 +20,20 @@ const PATTERNS: readonly [RegExp, string][] = [
   [/\b(authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+/giu, `$1${REDACTED}`],
   [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/giu, `$1${REDACTED}`],
   [/\b((?:api[_-]?key|x-api-key|access[_-]?token|secret|password)["']?\s*[:=]\s*["']?)[^\s"',;&]{8,}/giu, `$1${REDACTED}`],
-  [/\bsk-[A-Za-z0-9_-]{16,}/gu, REDACTED],
-  [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/gu, REDACTED],
-  [/\bgithub_pat_[A-Za-z0-9_]{20,}/gu, REDACTED],
-  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/gu, REDACTED],
-  [/\bAKIA[0-9A-Z]{16}\b/gu, REDACTED],
-  [/\bAIza[0-9A-Za-z_-]{35}\b/gu, REDACTED],
+  ...keyShapes().map(({ pattern }): [RegExp, string] => [pattern, REDACTED]),
 ];
+
+/** The common key shapes, with what each is (src/secrets/ scans facts with them too, before they are written). */
+export function keyShapes(): { kind: string; pattern: RegExp }[] {
+  return [
+    { kind: 'api key', pattern: /\bsk-[A-Za-z0-9_-]{16,}/gu },
+    { kind: 'github token', pattern: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/gu },
+    { kind: 'github token', pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/gu },
+    { kind: 'slack token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/gu },
+    { kind: 'aws key', pattern: /\bAKIA[0-9A-Z]{16}\b/gu },
+    { kind: 'google api key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/gu },
+  ];
+}
 
 /** Names of the variables holding keys here: the configured one (`VAULTKEEPER_LLM_API_KEY_ENV`) and the secret-looking ones. */
 function secretValues(env: NodeJS.ProcessEnv, extraNames: readonly string[], known: readonly string[] = []): string[] {

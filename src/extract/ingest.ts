@@ -9,6 +9,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { readLog, type AppendedFact, type FactInput } from '../logs/factlog.js';
+import { redactFindings, scanSecrets } from '../secrets/scan.js';
 import { normalizeText } from '../text/normalize.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { Vault } from '../vault/vault.js';
@@ -54,6 +55,8 @@ export interface TranscriptReport {
   duplicates: number;
   /** Facts extracted but not appended: they repeat a forgotten (tombstoned) fact. */
   forgotten: number;
+  /** Facts extracted but not appended: they held a secret (capture.secrets: refuse). */
+  refused: number;
   appended: AppendedFact[];
   counts: ExtractionCounts;
 }
@@ -79,6 +82,8 @@ export interface IngestResult extends IngestCounts {
   fallback: string | null;
   duplicates: number;
   forgotten: number;
+  /** Facts left out for holding a secret (capture.secrets: refuse). */
+  refused: number;
   tokens: number;
   invalid_replies: number;
   low_confidence: number;
@@ -116,6 +121,7 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
     fallback: null,
     duplicates: 0,
     forgotten: 0,
+    refused: 0,
     tokens: 0,
     invalid_replies: 0,
     low_confidence: 0,
@@ -134,6 +140,7 @@ export async function ingestFiles(vault: Vault, files: readonly string[], option
     result.skipped_lines += report.skipped_lines;
     result.duplicates += report.duplicates;
     result.forgotten += report.forgotten;
+    result.refused += report.refused;
     result.appended.push(...report.appended);
     addCounts(counts, report.counts);
     result.transcripts.push({
@@ -179,6 +186,7 @@ export async function ingestTranscript(vault: Vault, transcript: Transcript, opt
     skipped_lines: transcript.skippedLines,
     duplicates: 0,
     forgotten: 0,
+    refused: 0,
     appended: [],
     counts,
   };
@@ -199,7 +207,8 @@ export async function ingestTranscript(vault: Vault, transcript: Transcript, opt
     const seen = await extractedBefore(vault.root, date, options.source);
     const inputs: FactInput[] = [];
     for (const fact of group.facts) {
-      const key = normalizeText(fact.text);
+      // Compared as it would be stored: a fact whose secret the log holds as a marker is still a duplicate.
+      const key = normalizeText(redactFindings(fact.text, await scanSecrets(fact.text)).text);
       if (seen.has(key)) {
         report.duplicates++;
         continue;
@@ -212,8 +221,10 @@ export async function ingestTranscript(vault: Vault, transcript: Transcript, opt
       inputs.push({ text: fact.text, category: fact.category, tags: fact.tags, date });
     }
     if (inputs.length === 0) continue;
-    const { facts: appended } = await vault.remember(inputs, { source: options.source, now: group.at });
+    // A fact holding a secret is stored redacted, or left out under capture.secrets: refuse (counted, never shown).
+    const { facts: appended, refused } = await vault.remember(inputs, { source: options.source, now: group.at, skipRefused: true });
     report.appended.push(...appended);
+    report.refused += refused.length;
   }
   return report;
 }

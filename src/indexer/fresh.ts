@@ -158,6 +158,6 @@ export function inputsHash(journal: Journal, tombstones: TombstoneSet): string {
   const hash = createHash('sha256');
   hash.update(`w=${journal.watermark ?? ''}\n`);
   for (const date of [...journal.skipped].sort()) hash.update(`s=${date}\n`);
-  for (const entry of tombstones.entries) hash.update(`t=${entry.id}\u0000${entry.text}\n`);
+  for (const entry of tombstones.entries) hash.update(`t=${entry.id}\u0000${entry.text ?? entry.hash}\n`);
   return hash.digest('base64url');
 }

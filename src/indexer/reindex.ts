@@ -28,6 +28,7 @@ import { embeddingText, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
 import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
 import { TableParts, partRowsFromEnv } from './table-parts.js';
+import { isOutage, withOutageRetries } from './outage.js';
 
 export interface ReindexProgress {
   phase: 'scan' | 'embed' | 'write';
@@ -101,9 +102,12 @@ export async function reindex(ctx: VaultContext, options: ReindexOptions): Promi
 
 async function reindexLocked(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
   failpoint('reindex:full-pass'); // lets a test tell the full pass from the freshness check that skips it
+  const uri = indexUri(ctx);
   try {
-    return await indexOnce(ctx, options);
+    // An object store that cannot be reached is retried, then reported: never taken for a broken table.
+    return await withOutageRetries(uri, () => indexOnce(ctx, options));
   } catch (error) {
+    if (isOutage(uri, error)) throw error;
     // A table that breaks while being written is rebuilt from the files once; a second failure is real.
     if (options.clear || !(error instanceof VaultkeeperError) || error.code !== 'VK_INDEX') throw error;
     options.onNote?.(`rebuilding the index: ${error.message}`);
@@ -470,6 +474,8 @@ async function rebuildReason(
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {
+    // Unreachable is not damaged: the caller retries and reports it; only a table read and found broken is rebuilt.
+    if (isOutage(want.uri, error)) throw error;
     return `the index could not be read (${lanceMessage(error)})`;
   }
   return null;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { UsageError, VaultkeeperError } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
 import { confinedPath } from '../vault/confine.js';
+import { writeFileAtomic } from '../dream/tools/atomic.js';
 import { factId } from './ids.js';
 
 export const CATEGORIES = [
@@ -453,4 +454,18 @@ function appendError(rel: string, error: unknown): VaultkeeperError {
     return new VaultkeeperError('VK_DISK_FULL', `the disk is full: nothing was written to ${rel}`, { hint: 'free some space, then run the command again', cause: error });
   }
   return new VaultkeeperError('VK_APPEND_FAILED', `could not append to ${rel} (${code ?? String(error)}); nothing was written`, { hint: 'check the disk and the file\'s permissions, then run the command again', cause: error });
+}
+
+/**
+ * Replaces a log whole with `transform` of its text: only `purge` does this (DESIGN §5: a tombstone hides, purge
+ * erases), after an explicit confirmation; the caller holds the write lock and commits. Returns whether it changed.
+ */
+export async function rewriteLog(lock: WriteLock, date: string, transform: (text: string) => string): Promise<boolean> {
+  const rel = logRelPath(date);
+  const file = await confinedPath(lock.root, rel);
+  const before = await readFile(file, 'utf8');
+  const after = transform(before);
+  if (after === before) return false;
+  await writeFileAtomic(file, after);
+  return true;
 }

@@ -205,7 +205,7 @@ async function search(vaults: ServedVaults, log: Log, args: z.output<typeof Sear
 }
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
-  const { facts, commit, warning, late, note, hidden, hiddenNote } = await vault.remember(args.facts, { source: args.source });
+  const { facts, commit, warning, late, note, hidden, hiddenNote, redacted, redactedNote } = await vault.remember(args.facts, { source: args.source });
   return jsonResult({
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
@@ -214,6 +214,8 @@ async function remember(vault: Vault, args: z.output<typeof RememberInput>): Pro
     ...(note === undefined ? {} : { note }),
     hidden,
     ...(hiddenNote === undefined ? {} : { hidden_note: hiddenNote }),
+    redacted,
+    ...(redactedNote === undefined ? {} : { redacted_note: redactedNote }),
   });
 }
 

@@ -20,7 +20,7 @@ import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memor
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
-import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
+import { appendTombstones, hashedText, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
 
 export type ForgetTarget = { id: string } | { match: string };
 
@@ -85,7 +85,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     const at = (options.now ?? new Date()).toISOString();
     const entries: Tombstone[] = fresh.map((f) => ({
       id: f.id,
-      text: normalizeText(f.text),
+      ...hashedText(f.text),
       at,
       ...(options.reason === undefined ? {} : { reason: options.reason }),
     }));

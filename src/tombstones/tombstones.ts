@@ -2,20 +2,37 @@
  * Tombstones (DESIGN §5): `.vaultkeeper/tombstones.jsonl`, one JSON object a line. A tombstoned fact
  * never comes back — not from its log, not from a page that cites or repeats it, not after a rebuild.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WriteLock } from '../core/lock.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import { confinedPath } from '../vault/confine.js';
-import { appendConfined } from '../vault/confined-write.js';
+import { appendConfined, writeConfined } from '../vault/confined-write.js';
 
 export const TOMBSTONES_FILE = '.vaultkeeper/tombstones.jsonl';
 
+/**
+ * A tombstone holds the forgotten text as a hash (`hash`: sha256 of the normalized text, `words`: its word
+ * count), so the file that hides a fact does not keep it; entries written before hold `text` and still count.
+ */
 export interface Tombstone {
   id: string;
-  text: string;
+  text?: string | undefined;
+  hash?: string | undefined;
+  words?: number | undefined;
   at: string;
   reason?: string | undefined;
+}
+
+/** The hashed form of a text for a tombstone: what `repeats` compares, without the text. */
+export function hashedText(text: string): { hash: string; words: number } {
+  const normalized = normalizeText(text);
+  return { hash: hashWords(normalized), words: normalized === '' ? 0 : normalized.split(' ').length };
+}
+
+function hashWords(normalized: string): string {
+  return `sha256:${createHash('sha256').update(normalized).digest('hex')}`;
 }
 
 /**
@@ -24,10 +41,18 @@ export interface Tombstone {
  */
 export function asTombstone(value: unknown): Tombstone | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { id, text, at, reason } = value as Record<string, unknown>;
-  if (typeof id !== 'string' || id === '' || typeof text !== 'string' || typeof at !== 'string') return undefined;
+  const { id, text, hash, words, at, reason } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '' || typeof at !== 'string') return undefined;
+  const hashed = typeof hash === 'string' && typeof words === 'number' && Number.isInteger(words) && words >= 0;
+  if (typeof text !== 'string' && !hashed) return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
-  return reason === undefined ? { id, text, at } : { id, text, at, reason };
+  return {
+    id,
+    ...(typeof text === 'string' ? { text } : {}),
+    ...(hashed ? { hash: hash as string, words: words as number } : {}),
+    at,
+    ...(reason === undefined ? {} : { reason: reason as string }),
+  };
 }
 
 export interface TombstoneSet {
@@ -63,15 +88,24 @@ export function parseTombstones(content: string): TombstoneSet {
     }
   });
   const ids = new Set(entries.map((e) => e.id));
-  const texts = [...new Set(entries.map((e) => normalizeText(e.text)).filter((t) => t !== ''))];
+  const texts = [...new Set(entries.flatMap((e) => (e.text === undefined ? [] : [normalizeText(e.text)])).filter((t) => t !== ''))];
+  // Hashed entries by word count: a text repeats one when a run of that many of its words hashes the same.
+  const hashes = new Map<number, Set<string>>();
+  for (const e of entries) if (e.hash !== undefined && e.words !== undefined && e.words > 0) hashes.set(e.words, (hashes.get(e.words) ?? new Set()).add(e.hash));
   return {
     entries,
     badLines,
     hasId: (id) => ids.has(id),
     repeats: (text) => {
-      if (texts.length === 0) return false;
+      if (texts.length === 0 && hashes.size === 0) return false;
       const normalized = normalizeText(text);
-      return texts.some((t) => containsWords(normalized, t));
+      if (texts.some((t) => containsWords(normalized, t))) return true;
+      if (hashes.size === 0 || normalized === '') return false;
+      const words = normalized.split(' ');
+      for (const [count, set] of hashes) {
+        for (let i = 0; i + count <= words.length; i++) if (set.has(hashWords(words.slice(i, i + count).join(' ')))) return true;
+      }
+      return false;
     },
   };
 }
@@ -90,4 +124,9 @@ export async function appendTombstones(lock: WriteLock, entries: readonly Tombst
   }
   // O_NOFOLLOW: a link swapped in after the check above is refused, not appended through.
   await appendConfined(lock.root, TOMBSTONES_FILE, prefix + entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+}
+
+/** Replaces the whole file (purge rewrites an entry that held the text); the caller holds the write lock and commits. */
+export async function rewriteTombstones(lock: WriteLock, entries: readonly Tombstone[]): Promise<void> {
+  await writeConfined(lock.root, TOMBSTONES_FILE, entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length === 0 ? '' : '\n'));
 }

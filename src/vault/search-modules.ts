@@ -6,5 +6,6 @@ export { VaultkeeperError } from '../core/errors.js';
 export { loadEmbedder } from '../embed/load.js';
 export { unchangedIndex } from '../indexer/fresh.js';
 export { indexUri, isRemote } from '../indexer/location.js';
+export { isOutage, withOutageRetries } from '../indexer/outage.js';
 export { recordSearch, search, validateSearch } from '../indexer/search.js';
 export { IndexStore, lanceMessage } from '../indexer/store.js';

@@ -9,7 +9,7 @@ import type { DashboardResult } from '../dashboard/dashboard.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import type { FixIdsResult } from '../logs/fix-ids.js';
 import type { HistoryEntry } from '../git/audit.js';
-import type { FactInput } from '../logs/factlog.js';
+import type { Fact, FactInput } from '../logs/factlog.js';
 import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
@@ -19,6 +19,7 @@ import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
 import type { ForgetResult, ForgetTarget } from '../tombstones/forget.js';
+import type { PurgeResult, PurgeTarget } from '../purge/purge.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
 import type { VaultStatus } from './status.js';
@@ -79,6 +80,33 @@ export class Vault {
     const result = await sync(this.ctx, options);
     await this.reindex({ lockWaitMs: 10_000 });
     return result;
+  }
+
+  /**
+   * Erases facts (purge/purge.ts), then drops the embedding cache and rebuilds the index from scratch, so that no
+   * cached vector and no old index version (a local folder or a remote table is dropped whole) keeps the text.
+   */
+  async purge(target: PurgeTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<PurgeResult & { index: 'rebuilt' | 'busy' }> {
+    const { purge } = await import('../purge/purge.js');
+    const result = await purge(this.ctx, target, options);
+    const { rm } = await import('node:fs/promises');
+    const { EMBEDDING_CACHE_DIR } = await import('../embed/cache.js');
+    const { confinedPath } = await import('./confine.js');
+    await rm(await confinedPath(this.root, EMBEDDING_CACHE_DIR, 'folder'), { recursive: true, force: true });
+    const { VaultkeeperError } = await import('../core/errors.js');
+    try {
+      await this.reindex({ clear: true, lockWaitMs: 60_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });
+    } catch (error) {
+      if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+      return { ...result, index: 'busy' };
+    }
+    return { ...result, index: 'rebuilt' };
+  }
+
+  /** The facts a purge of `target` would erase, for the confirmation. */
+  async purgeTargets(target: PurgeTarget): Promise<Fact[]> {
+    const { purgeTargets } = await import('../purge/purge.js');
+    return purgeTargets(this.ctx, target);
   }
 
   async history(options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
@@ -181,7 +209,7 @@ export class Vault {
   }
 
   async search(query: string, options: VaultSearchOptions = {}): Promise<SearchResult[]> {
-    const { validateSearch, lanceMessage, VaultkeeperError } = await this.searchModules();
+    const { validateSearch, lanceMessage, VaultkeeperError, isOutage, withOutageRetries, indexUri } = await this.searchModules();
     validateSearch(query, options);
     if (options.refresh ?? true) {
       const early = await this.searchIfUnchanged(query, options);
@@ -205,16 +233,23 @@ export class Vault {
       this.store = undefined;
       (await stale?.catch(() => null))?.close();
     };
+    const uri = indexUri(this.ctx);
     try {
       return await this.searchIndex(query, options);
     } catch (error) {
       if (error instanceof VaultkeeperError) throw error;
       await reopen();
+      // Object storage that cannot be reached: retried with backoff, then one line; the remote table is never dropped.
+      if (isOutage(uri, error)) return withOutageRetries(uri, () => this.searchIndex(query, options).catch(async (again: unknown) => {
+        await reopen();
+        throw again;
+      }));
       try {
         return await this.searchIndex(query, options); // a table rebuilt by another indexer needs a fresh handle
       } catch (again) {
         if (again instanceof VaultkeeperError) throw again;
         await reopen();
+        if (isOutage(uri, again)) throw again;
       }
       // The index is a projection: when it cannot be read, rebuild it from the files and search again.
       options.onNote?.(`the index could not be searched (${lanceMessage(error)}); rebuilding it`);

@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
+  await server?.close().catch(() => undefined); // the outage test stops and restarts it
   const { rm } = await import('node:fs/promises');
   await rm(storage, { recursive: true, force: true });
 });
@@ -81,4 +81,45 @@ describe('an index on S3-compatible object storage', () => {
       expect(text, rel).not.toContain('S3RVER-secret-key');
     }
   });
+
+  it('an object store that stops answering is an outage: one line, the remote table intact, no rebuild once it is back', async () => {
+    const root = path.join(await tempDir(), 'vault');
+    const env = { ...s3Env(), VAULTKEEPER_INDEX_URI: 's3://vaults/outage' };
+    await runJson(['init', root]);
+    await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'index:\n  embedder: hash\n');
+    execFileSync('git', ['commit', '-qam', 'person: config'], { cwd: root });
+    await runJson(['--vault', root, 'remember', 'Prefers dark roast coffee', '--date', '2026-06-01'], { env });
+    await runJson(['--vault', root, 'reindex'], { env });
+    const table = async (): Promise<Map<string, string>> => {
+      const files = (await listFiles(storage)).filter((f) => f.startsWith(`vaults${path.sep}outage${path.sep}`)).sort();
+      return new Map(await Promise.all(files.map(async (f) => [f, (await readFile(path.join(storage, f))).toString('base64')] as [string, string])));
+    };
+    const before = await table();
+    expect(before.size).toBeGreaterThan(0);
+
+    // The server goes away while a search is under way, and stays away for its retries.
+    const port = Number(new URL(endpoint).port);
+    const searching = runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 150_000 });
+    await server.close();
+    const failed = await searching;
+    if (failed.code === 0) {
+      // The search won the race; one started now meets the outage for sure.
+      const late = await runCli(['--vault', root, 'search', 'coffee', '--json'], { env, timeoutMs: 150_000 });
+      Object.assign(failed, late);
+    }
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failed.stderr).toMatch(/the index at s3:\/\/vaults\/outage could not be reached after \d+ tries \(.+\); nothing was rebuilt/);
+    expect(failed.stderr).not.toMatch(/rebuilding/);
+
+    server = new S3rver({ port, address: '127.0.0.1', silent: true, directory: storage, configureBuckets: [{ name: 'vaults' }] });
+    await server.run();
+    expect(await table()).toEqual(before);
+    const found = await runCli(['--vault', root, 'search', 'coffee', '--json'], { env });
+    expect(found.code).toBe(0);
+    expect(found.stderr).toBe('');
+    expect(JSON.parse(found.stdout).results.map((r: { text: string }) => r.text)).toEqual(['Prefers dark roast coffee']);
+    const again = await runJson<{ rebuilt: string | null; added: number }>(['--vault', root, 'reindex'], { env });
+    expect(again).toMatchObject({ rebuilt: null, added: 0 });
+  }, 240_000);
 });

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { withWriteLock } from '../../src/core/lock.js';
 import { normalizeText } from '../../src/text/normalize.js';
-import { TOMBSTONES_FILE, appendTombstones, parseTombstones, readTombstones, type Tombstone } from '../../src/tombstones/tombstones.js';
+import { TOMBSTONES_FILE, appendTombstones, hashedText, parseTombstones, readTombstones, type Tombstone } from '../../src/tombstones/tombstones.js';
 import { useTempDir } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -24,6 +24,17 @@ describe('parseTombstones', () => {
     expect(set.repeats('Note: the Wi-Fi password is "hunter2".')).toBe(false); // "wi fi" is two words
     expect(set.repeats('Note: the WiFi password is "hunter2".')).toBe(true);
     expect(set.repeats('the wifi password is hunter22')).toBe(false);
+  });
+
+  it('a hashed entry (what forget writes) repeats like a text one, and old text entries still count beside it', () => {
+    const hashed = JSON.stringify({ id: 'f-bbbbbbbbbb', ...hashedText('wifi password is hunter2'), at: '2026-06-09T10:00:00.000Z' });
+    expect(hashed).not.toContain('hunter2');
+    const set = parseTombstones([stone('f-aaaaaaaaaa', 'dark roast'), hashed].join('\n'));
+    expect(set.badLines).toEqual([]);
+    expect(set.repeats('Note: the WiFi password is "hunter2".')).toBe(true);
+    expect(set.repeats('the wifi password is hunter22')).toBe(false);
+    expect(set.repeats('Prefers DARK-roast coffee')).toBe(true);
+    expect(set.hasId('f-bbbbbbbbbb')).toBe(true);
   });
 
   it('normalizes tombstone texts written by hand', () => {

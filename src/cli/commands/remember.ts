@@ -43,8 +43,9 @@ export async function run(words: string[], opts: RememberOptions, globals: Globa
   if (result.warning !== undefined) note(`vaultkeeper: warning: ${result.warning}`);
   if (result.note !== undefined) note(`vaultkeeper: note: ${result.note}`);
   if (result.hiddenNote !== undefined) note(`vaultkeeper: note: ${result.hiddenNote}`);
+  if (result.redactedNote !== undefined) note(`vaultkeeper: note: ${result.redactedNote}`);
   if (opts.json) {
-    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, late: result.late, ...(result.warning === undefined ? {} : { warning: result.warning }), ...(result.note === undefined ? {} : { note: result.note }), hidden: result.hidden, ...(result.hiddenNote === undefined ? {} : { hidden_note: result.hiddenNote }) });
+    printJson({ facts: result.facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, category: f.category, text: f.text, tags: f.tags })), commit: result.commit, late: result.late, ...(result.warning === undefined ? {} : { warning: result.warning }), ...(result.note === undefined ? {} : { note: result.note }), hidden: result.hidden, ...(result.hiddenNote === undefined ? {} : { hidden_note: result.hiddenNote }), redacted: result.redacted, ...(result.redactedNote === undefined ? {} : { redacted_note: result.redactedNote }) });
     return;
   }
   if (result.facts.length === 1) {
