@@ -182,11 +182,13 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
   const subjects = await noteSubjects(input.root, grouped, facts);
   for (const page of grouped) sectionNotes(page, subjects);
+  const partsByTitle = new Map<string, Page[]>();
+  for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
   const partsOf = (hub: Page): Page[] =>
     hub
       .sectionLines('Parts')
       .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
-      .flatMap((title) => [...pages.values()].filter((p) => title !== undefined && p.title === title && p.property('part_of') !== null));
+      .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
   for (const page of grouped) writeLead(page, partsOf);
 
   let written = 0;
@@ -399,15 +401,22 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
   }
   const groups = new Map<string, string[]>();
   for (const tag of [...parent.keys()].sort()) groups.set(find(tag), [...(groups.get(find(tag)) ?? []), tag]);
+  // Facts per tag group and per tag, counted once (a count per fact routed would grow with the batch's square).
+  const groupFacts = new Map<string, number>();
+  const factsWith = new Map<string, Fact[]>();
+  for (const fact of facts) {
+    for (const root of new Set(fact.tags.map(find))) groupFacts.set(root, (groupFacts.get(root) ?? 0) + 1);
+    for (const tag of new Set(fact.tags)) factsWith.set(tag, [...(factsWith.get(tag) ?? []), fact]);
+  }
   const groupTitle = (tag: string): { title: string; tags: string[]; facts: number } => {
     const members = groups.get(find(tag)) ?? [tag];
     const lead = [...members].sort((a, b) => (tagCount.get(b) ?? 0) - (tagCount.get(a) ?? 0) || byText(a, b))[0]!;
-    return { title: titleOf(lead), tags: members, facts: facts.filter((f) => f.tags.some((t) => members.includes(t))).length };
+    return { title: titleOf(lead), tags: members, facts: groupFacts.get(find(tag)) ?? 0 };
   };
   // A tag whose facts mostly name one entity (or that is the entity's name) goes to that entity's page.
   const tagEntity = new Map<string, Entity>();
   for (const tag of parent.keys()) {
-    const withTag = facts.filter((f) => f.tags.includes(tag));
+    const withTag = factsWith.get(tag) ?? [];
     const same = canon.of(normalizeText(titleOf(tag)));
     if (same !== undefined && eligible(same)) {
       tagEntity.set(tag, same);
@@ -545,16 +554,26 @@ class StatementIndex {
 
   constructor(pages: ReadonlyMap<string, Page>) {
     for (const page of [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel) && !isRecordPage(p.rel)).sort((a, b) => byText(a.rel, b.rel))) {
+      const code = page.codeLines();
+      const sections = page.sections();
       page.lines.forEach((line, i) => {
-        const key = this.keyOf(page, line, i);
+        const key = this.keyOf(page, line, i, code, sections);
         if (key !== null && !this.at.has(key)) this.at.set(key, page);
       });
     }
   }
 
-  private keyOf(page: Page, line: string, i: number, code = page.codeLines()): string | null {
-    if (!isItem(line) || code.has(i) || subjectOf(itemBody(line)) !== null || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? '')) return null;
-    return statementKey(line);
+  /** Each line's key, normalized once: a lookup compares the keys of a whole page. */
+  private readonly keys = new Map<string, string | null>();
+
+  private keyOf(page: Page, line: string, i: number, code = page.codeLines(), sections = page.sections()): string | null {
+    if (!isItem(line) || code.has(i) || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(sections[i] ?? '')) return null;
+    let key = this.keys.get(line);
+    if (key === undefined) {
+      key = subjectOf(itemBody(line)) !== null ? null : statementKey(line);
+      this.keys.set(line, key);
+    }
+    return key;
   }
 
   /** The page and line holding a statement of this key (a page may have moved lines since), or null. */
@@ -562,7 +581,8 @@ class StatementIndex {
     const page = this.at.get(key);
     if (page === undefined) return null;
     const code = page.codeLines();
-    const index = page.lines.findIndex((l, i) => this.keyOf(page, l, i, code) === key);
+    const sections = page.sections();
+    const index = page.lines.findIndex((l, i) => this.keyOf(page, l, i, code, sections) === key);
     return index < 0 ? null : { page, index };
   }
 
