@@ -36,6 +36,8 @@ export interface RecognizeOptions {
    * the tagger reads the word otherwise. Without it, a label is a speaker when it reads as a name.
    */
   speakers?: readonly string[];
+  /** Called between facts: a long batch yields to the event loop there (slice.ts). */
+  tick?: () => Promise<void>;
 }
 
 /** Ties on position prefer the more specific kind of page. */
@@ -464,7 +466,11 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
     if (label !== undefined && !speakers.has(label) && isSpeakerLabel(label, tagger)) speakers.add(label);
   }
   const batch: Batch = { speakers, lowered, midSentence, startsNames };
-  const perFact = facts.map((fact) => candidatesOf(fact, read(fact, speakers), tagger, batch));
+  const perFact: Candidate[][] = [];
+  for (const fact of facts) {
+    perFact.push(candidatesOf(fact, read(fact, speakers), tagger, batch));
+    await options.tick?.();
+  }
 
   // One type per name over the batch, from all its evidence; one spelling per name, the most frequent.
   const tally = new Map<string, { votes: Record<EntityType, number>; spellings: Map<string, number> }>();

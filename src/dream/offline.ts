@@ -43,6 +43,8 @@ import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
 import { fileChatter, isRecordPage } from './records.js';
 import { sayAll, type Said } from './said.js';
+import { brief } from './brief.js';
+import { slicer } from './slice.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -116,7 +118,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   resolveConflicts(pages.values());
 
   const all = [...input.facts].sort((a, b) => byText(a.date, b.date) || a.line - b.line);
-  const said = await sayAll(all, input.owner ?? null);
+  const tick = slicer(input.signal);
+  const said = await sayAll(all, input.owner ?? null, tick);
   const saidOf = (fact: Fact): Said => said.get(fact.id)!;
   // Small talk is cited from its record page, never stated on an entity's (records.ts).
   const facts = all.filter((f) => !saidOf(f).chatter || subjectOf(f.text) !== null);
@@ -127,7 +130,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     pages.set(rel, page);
     return page;
   };
-  const routing = await planRouting(pages, facts, reserved);
+  const routing = await planRouting(pages, facts, reserved, tick);
   const stated = new StatementIndex(pages);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
@@ -140,10 +143,11 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
   for (const fact of facts) {
     input.signal.throwIfAborted();
+    await tick();
     const keyed = subjectOf(fact.text);
     const due = keyed === null && mayCommit(fact) ? await dueDate(fact) : null;
     const plan = routing.route(fact, keyed?.key ?? null);
-    const at = keyed === null ? placeStatement(stated, plan, fact, saidOf(fact).text, isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    const at = keyed === null ? placeStatement(stated, plan, fact, brief(saidOf(fact).text), isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
     if (keyed !== null) routing.holds(keyed.key, at.page);
     mark(at.page, fact.date);
     placed.push({ page: at.page, fact, others: plan.others, line: at.line });
@@ -152,11 +156,12 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   // Links last, once the batch has made its pages: a name links to a page that exists, and no page is
   // made only to be linked (it would hold no statement of its own).
   for (const { page, fact, others, line } of placed) {
+    await tick();
     const linkable = others.map((o) => ({ entity: o, target: routing.pageOf(o) })).filter((o): o is { entity: Entity; target: Page } => o.target !== undefined && o.target !== page);
     if (line !== null) {
       // A duplicate later in the batch may have added its citation to the line since.
       const index = page.lines.findIndex((l) => l.startsWith(line) && citedIds(l).includes(fact.id));
-      const text = saidOf(fact).text;
+      const text = brief(saidOf(fact).text);
       if (index >= 0) page.lines[index] = page.lines[index]!.replace(text, linked(text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
     }
     for (const { entity, target } of linkable) {
@@ -181,7 +186,10 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   boundPages(pages);
   const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
   const subjects = await noteSubjects(input.root, grouped, facts);
-  for (const page of grouped) sectionNotes(page, subjects);
+  for (const page of grouped) {
+    sectionNotes(page, subjects);
+    await tick();
+  }
   const partsByTitle = new Map<string, Page[]>();
   for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
   const partsOf = (hub: Page): Page[] =>
@@ -189,7 +197,10 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       .sectionLines('Parts')
       .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
       .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
-  for (const page of grouped) writeLead(page, partsOf);
+  for (const page of grouped) {
+    writeLead(page, partsOf);
+    await tick();
+  }
 
   let written = 0;
   const notRewritten: string[] = [];
@@ -313,7 +324,7 @@ interface Routing {
  * at least MIN_FACTS_FOR_PAGE facts, or one that already has a page; a group of tags that occur together
  * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
  */
-async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>): Promise<Routing> {
+async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>, tick: () => Promise<void>): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
@@ -346,7 +357,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
       knownNames.push({ name: alias, entity });
     }
   }
-  const raw = await recognizeEntities(facts, knownNames);
+  const raw = await recognizeEntities(facts, knownNames, { tick });
   const canon = canonical(raw, known);
   const mentions = new Map<string, Mention[]>();
   const named = new Map<string, number>();
