@@ -31,6 +31,7 @@ import { runCli, startCli, stopChild } from './child.js';
 import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { measureLarge, renderLarge } from './large.js';
+import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, mib, ms, summarize, type MachineInfo, type Summary } from './stats.js';
@@ -56,6 +57,7 @@ interface Settings {
   dendronData: string;
   largeRuns: number;
   largeRemembers: number;
+  backlogSizes: number[];
 }
 
 interface Failure {
@@ -156,6 +158,7 @@ function settings(): Settings {
       'dendron-data': { type: 'string' },
       'large-runs': { type: 'string' },
       'large-remembers': { type: 'string' },
+      'backlog-sizes': { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -184,6 +187,7 @@ function settings(): Settings {
     dendronData: path.resolve(values['dendron-data'] ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'dendron-vault')),
     largeRuns: int(values['large-runs'], 3, 'large-runs'),
     largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
+    backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
   };
 }
 
@@ -204,7 +208,17 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large') throw new Error(`--only takes 'dendron' or 'large', got '${s.only}'`);
+    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large' && s.only !== 'dream-backlog') throw new Error(`--only takes 'dendron', 'large' or 'dream-backlog', got '${s.only}'`);
+    if (s.only === 'dream-backlog') {
+      const backlogMachine = machineInfo();
+      const backlog = await attempt('the dream backlog', () => measureDreamBacklog(base, { sizes: s.backlogSizes, perDay: 200, env }));
+      const backlogMarkdown = failed(backlog)
+        ? `### The offline dream over a backlog\n\nNot measured: ${backlog.error}`
+        : `${renderDreamBacklog(backlog)}\n\n${machineLine(backlogMachine, os.loadavg()[0]!)}`;
+      print(backlogMarkdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-dream-backlog', backlogMarkdown);
+      return;
+    }
     if (s.only === 'large') {
       const largeMachine = machineInfo();
       const large = await attempt('the 100k-fact vault', () => measureLarge(base, { runs: s.largeRuns, remembers: s.largeRemembers, env }));

@@ -102,9 +102,11 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
       byPart.set(OTHER_TOPIC, [...(byPart.get(OTHER_TOPIC) ?? []), ...lines]);
     }
   }
-  // One period holding everything cannot be split by period: go one level finer.
-  if (byPart.size === 1 && level !== 'chunk' && !hasParts) {
-    split(pages, hub, finer(level), false);
+  // One period holding everything cannot be split by period: go one level finer. Numbered parts, the finest
+  // level, then fill by size (a part of a part of one long line would never end).
+  if (byPart.size === 1 && !hasParts) {
+    if (level === 'chunk') fillNumbered(pages, hub, moving);
+    else split(pages, hub, finer(level), false);
     return;
   }
   takeOut(hub, moving);

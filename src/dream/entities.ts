@@ -14,6 +14,7 @@
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
 import { byText } from '../text/compare.js';
+import { compromise } from '../text/nlp.js';
 
 export type EntityType = 'person' | 'place' | 'organization' | 'project';
 
@@ -36,6 +37,8 @@ export interface RecognizeOptions {
    * the tagger reads the word otherwise. Without it, a label is a speaker when it reads as a name.
    */
   speakers?: readonly string[];
+  /** Called between facts: a long batch yields to the event loop there (slice.ts). */
+  tick?: () => Promise<void>;
 }
 
 /** Ties on position prefer the more specific kind of page. */
@@ -100,12 +103,38 @@ const ORG_KEY_RE = /\b(?:employer|company|workplace|organi[sz]ation|org|works?|j
 const ORG_BEFORE = words('joined joining join');
 const WORK = words('work works worked working job employed hired intern interning interned');
 
-/** The speaker of a transcript turn (`Caroline: …`), or null; a note's heading (`Relationships: …`) is none. */
+/** Words that open a note ("Reminder: …"), not a turn, when compromise's lexicon does not know them. */
+const NOT_SPEAKERS = words('reminder todo idea fyi note update question answer summary context decision status goal tip warning important edit ps re tldr q a nb');
+const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'ProperNoun']);
+type Lexicon = Record<string, string | string[] | undefined>;
+const lexiconKnows = new Map<string, boolean>();
+
+/** Whether compromise's lexicon holds the word as something other than a name ("Great", "Note"). */
+function knownOtherwise(word: string): boolean {
+  let out = lexiconKnows.get(word);
+  if (out === undefined) {
+    const nlp = compromise<{ (text: string): unknown; world(): { model: { one: { lexicon: Lexicon } } }; tokenize(text: string): { docs: Array<Array<{ normal?: string }>> } }>();
+    const normal = nlp.tokenize(word).docs[0]?.[0]?.normal ?? word.toLowerCase();
+    const lexicon = nlp.world().model.one.lexicon;
+    const known = Object.hasOwn(lexicon, normal) ? lexicon[normal] : undefined;
+    const tags = known === undefined ? [] : Array.isArray(known) ? known : known.split(',');
+    out = NOT_SPEAKERS.has(normal) || (known !== undefined && !tags.some((t) => NAME_TAGS.has(t)));
+    lexiconKnows.set(word, out);
+  }
+  return out;
+}
+
+/**
+ * The speaker of a transcript turn (`Caroline: …`), or null: the one rule for a speaker's label, used by the
+ * statement writer and entity recognition alike. A note's heading (`Relationships: …`, `Reminder: …`) or a
+ * label whose first word the lexicon knows as something else ("Note:", "Great:") is none.
+ */
 export function speakerOf(text: string, speakers?: readonly string[]): string | null {
   const label = LABEL_RE.exec(text)?.[1];
   if (label === undefined) return null;
   if (speakers !== undefined) return speakers.includes(label) ? label : null;
-  return label.split(' ').some((w) => CATEGORY_LABELS.has(w.toLowerCase()) || NEVER_NAMES.has(w.toLowerCase()) || w === 'Project') ? null : label;
+  if (label.split(' ').some((w) => CATEGORY_LABELS.has(w.toLowerCase()) || NEVER_NAMES.has(w.toLowerCase()) || w === 'Project')) return null;
+  return knownOtherwise(label.split(' ')[0]!) ? null : label;
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -436,7 +465,7 @@ function isSpeakerLabel(label: string, tagger: Tagger): boolean {
  * wherever they stand, even when the tagger does not know them ("Farid likes chess").
  */
 export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyArray<{ name: string; entity: Entity }> = [], options: RecognizeOptions = {}): Promise<Map<string, Mention[]>> {
-  const nlp = ((await import('compromise')) as unknown as { default: Nlp }).default;
+  const nlp = compromise<Nlp>();
   // Every capitalized word of the batch is tagged up front, many to a call of the tagger.
   const lowered = new Set<string>();
   const capitalized = new Set<string>();
@@ -464,7 +493,11 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
     if (label !== undefined && !speakers.has(label) && isSpeakerLabel(label, tagger)) speakers.add(label);
   }
   const batch: Batch = { speakers, lowered, midSentence, startsNames };
-  const perFact = facts.map((fact) => candidatesOf(fact, read(fact, speakers), tagger, batch));
+  const perFact: Candidate[][] = [];
+  for (const fact of facts) {
+    perFact.push(candidatesOf(fact, read(fact, speakers), tagger, batch));
+    await options.tick?.();
+  }
 
   // One type per name over the batch, from all its evidence; one spelling per name, the most frequent.
   const tally = new Map<string, { votes: Record<EntityType, number>; spellings: Map<string, number> }>();

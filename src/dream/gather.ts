@@ -33,14 +33,15 @@ export function gatherStatements(target: Page, names: readonly string[], sources
   for (const source of sources) {
     if (source === target) continue;
     const code = source.codeLines();
+    const sections = source.sections();
     const moving: number[] = [];
     source.lines.forEach((line, i) => {
       if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || citedIds(line).length === 0) return;
-      if (!MOVABLE.includes((source.sectionOf(i) ?? '') as Section)) return;
+      if (!MOVABLE.includes((sections[i] ?? '') as Section)) return;
       if (opens.test(plain(line))) moving.push(i);
     });
     if (moving.length === 0) continue;
-    const lines = moving.map((i) => ({ line: source.lines[i]!, section: source.sectionOf(i) as Section }));
+    const lines = moving.map((i) => ({ line: source.lines[i]!, section: sections[i] as Section }));
     // The link takes the first moved line's place; the others leave no gap.
     source.lines[moving[0]!] = `- → [[${target.title}]]`;
     for (const i of moving.slice(1).reverse()) source.lines.splice(i, 1);

@@ -79,8 +79,9 @@ function leadLine(page: Page, h1: number): number | null {
 function statementsOf(page: Page): Stated[] {
   const out: Stated[] = [];
   const code = page.codeLines();
+  const sections = page.sections();
   page.lines.forEach((line, i) => {
-    if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(page.sectionOf(i) ?? '')) return;
+    if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(sections[i] ?? '')) return;
     const cites = citationsIn(line);
     if (cites.length === 0) return;
     const body = withoutCitations(itemBody(line)).trim();

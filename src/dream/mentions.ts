@@ -25,8 +25,20 @@ const NOT_STATED = new Set(['Mentions', 'Related', 'Parts', 'Conflicts']);
 
 export const isMention = (line: string): boolean => isItem(line) && SEE_RE.test(line) && citedIds(line).length > 0;
 
+/** A page's mention lines are compared once per fact that reaches it: each line is normalized once. */
+const saidCache = new Map<string, string>();
+
 /** What a mention says, normalized: its text without the link to its page, citations and `(until …)`. */
-const said = (line: string): string =>
+const said = (line: string): string => {
+  let out = saidCache.get(line);
+  if (out === undefined) {
+    if (saidCache.size > 100_000) saidCache.clear();
+    out = saying(line);
+    saidCache.set(line, out);
+  }
+  return out;
+};
+const saying = (line: string): string =>
   normalizeText(
     withoutCitations(itemBody(line).replace(SEE_RE, ''))
       .replace(DISPUTED_RE, '')
@@ -47,12 +59,19 @@ function mentionText(line: string, target: Page): string {
  * already repeats the same statement. Nothing when `source` states the fact nowhere (a flagged conflict).
  */
 export function addMention(target: Page, source: Page, fact: Fact): void {
-  const code = source.codeLines();
-  const at = source.lines.findIndex((l, i) => !code.has(i) && isItem(l) && citedIds(l).includes(fact.id) && !NOT_STATED.has(source.sectionOf(i) ?? ''));
+  // Called once per fact and entity: the page's code and sections are read only when a line names the fact.
+  let code: Set<number> | undefined;
+  let sections: Array<string | null> | undefined;
+  const at = source.lines.findIndex((l, i) => {
+    if (!l.includes(fact.id) || !isItem(l) || !citedIds(l).includes(fact.id)) return false;
+    code ??= source.codeLines();
+    sections ??= source.sections();
+    return !code.has(i) && !NOT_STATED.has(sections[i] ?? '');
+  });
   if (at < 0) return;
   const text = mentionText(source.lines[at]!, target);
   const key = said(`- ${text}`);
-  const held = target.sectionLines('Mentions').find((i) => isMention(target.lines[i]!) && said(target.lines[i]!) === key && SEE_RE.exec(target.lines[i]!)?.[1] === source.title);
+  const held = target.sectionLines('Mentions').find((i) => SEE_RE.exec(target.lines[i]!)?.[1] === source.title && isMention(target.lines[i]!) && said(target.lines[i]!) === key);
   const cites = citationsIn(source.lines[at]!);
   if (held !== undefined) {
     // The statement's citations, those it gained since included (a later duplicate of it).

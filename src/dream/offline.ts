@@ -43,6 +43,8 @@ import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
 import { fileChatter, isRecordPage } from './records.js';
 import { sayAll, type Said } from './said.js';
+import { brief } from './brief.js';
+import { slicer } from './slice.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -116,7 +118,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   resolveConflicts(pages.values());
 
   const all = [...input.facts].sort((a, b) => byText(a.date, b.date) || a.line - b.line);
-  const said = await sayAll(all, input.owner ?? null);
+  const tick = slicer(input.signal);
+  const said = await sayAll(all, input.owner ?? null, tick);
   const saidOf = (fact: Fact): Said => said.get(fact.id)!;
   // Small talk is cited from its record page, never stated on an entity's (records.ts).
   const facts = all.filter((f) => !saidOf(f).chatter || subjectOf(f.text) !== null);
@@ -127,7 +130,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     pages.set(rel, page);
     return page;
   };
-  const routing = await planRouting(pages, facts, reserved);
+  const routing = await planRouting(pages, facts, reserved, tick);
   const stated = new StatementIndex(pages);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
@@ -140,10 +143,11 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
   for (const fact of facts) {
     input.signal.throwIfAborted();
+    await tick();
     const keyed = subjectOf(fact.text);
     const due = keyed === null && mayCommit(fact) ? await dueDate(fact) : null;
     const plan = routing.route(fact, keyed?.key ?? null);
-    const at = keyed === null ? placeStatement(stated, plan, fact, saidOf(fact).text, isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    const at = keyed === null ? placeStatement(stated, plan, fact, brief(saidOf(fact).text), isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
     if (keyed !== null) routing.holds(keyed.key, at.page);
     mark(at.page, fact.date);
     placed.push({ page: at.page, fact, others: plan.others, line: at.line });
@@ -152,11 +156,12 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   // Links last, once the batch has made its pages: a name links to a page that exists, and no page is
   // made only to be linked (it would hold no statement of its own).
   for (const { page, fact, others, line } of placed) {
+    await tick();
     const linkable = others.map((o) => ({ entity: o, target: routing.pageOf(o) })).filter((o): o is { entity: Entity; target: Page } => o.target !== undefined && o.target !== page);
     if (line !== null) {
       // A duplicate later in the batch may have added its citation to the line since.
       const index = page.lines.findIndex((l) => l.startsWith(line) && citedIds(l).includes(fact.id));
-      const text = saidOf(fact).text;
+      const text = brief(saidOf(fact).text);
       if (index >= 0) page.lines[index] = page.lines[index]!.replace(text, linked(text, linkable.map((o) => o.entity), (e) => fileTitle(e.name)));
     }
     for (const { entity, target } of linkable) {
@@ -181,13 +186,21 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   boundPages(pages);
   const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
   const subjects = await noteSubjects(input.root, grouped, facts);
-  for (const page of grouped) sectionNotes(page, subjects);
+  for (const page of grouped) {
+    sectionNotes(page, subjects);
+    await tick();
+  }
+  const partsByTitle = new Map<string, Page[]>();
+  for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
   const partsOf = (hub: Page): Page[] =>
     hub
       .sectionLines('Parts')
       .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
-      .flatMap((title) => [...pages.values()].filter((p) => title !== undefined && p.title === title && p.property('part_of') !== null));
-  for (const page of grouped) writeLead(page, partsOf);
+      .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
+  for (const page of grouped) {
+    writeLead(page, partsOf);
+    await tick();
+  }
 
   let written = 0;
   const notRewritten: string[] = [];
@@ -311,7 +324,7 @@ interface Routing {
  * at least MIN_FACTS_FOR_PAGE facts, or one that already has a page; a group of tags that occur together
  * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
  */
-async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>): Promise<Routing> {
+async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>, tick: () => Promise<void>): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
@@ -344,7 +357,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
       knownNames.push({ name: alias, entity });
     }
   }
-  const raw = await recognizeEntities(facts, knownNames);
+  const raw = await recognizeEntities(facts, knownNames, { tick });
   const canon = canonical(raw, known);
   const mentions = new Map<string, Mention[]>();
   const named = new Map<string, number>();
@@ -399,15 +412,22 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
   }
   const groups = new Map<string, string[]>();
   for (const tag of [...parent.keys()].sort()) groups.set(find(tag), [...(groups.get(find(tag)) ?? []), tag]);
+  // Facts per tag group and per tag, counted once (a count per fact routed would grow with the batch's square).
+  const groupFacts = new Map<string, number>();
+  const factsWith = new Map<string, Fact[]>();
+  for (const fact of facts) {
+    for (const root of new Set(fact.tags.map(find))) groupFacts.set(root, (groupFacts.get(root) ?? 0) + 1);
+    for (const tag of new Set(fact.tags)) factsWith.set(tag, [...(factsWith.get(tag) ?? []), fact]);
+  }
   const groupTitle = (tag: string): { title: string; tags: string[]; facts: number } => {
     const members = groups.get(find(tag)) ?? [tag];
     const lead = [...members].sort((a, b) => (tagCount.get(b) ?? 0) - (tagCount.get(a) ?? 0) || byText(a, b))[0]!;
-    return { title: titleOf(lead), tags: members, facts: facts.filter((f) => f.tags.some((t) => members.includes(t))).length };
+    return { title: titleOf(lead), tags: members, facts: groupFacts.get(find(tag)) ?? 0 };
   };
   // A tag whose facts mostly name one entity (or that is the entity's name) goes to that entity's page.
   const tagEntity = new Map<string, Entity>();
   for (const tag of parent.keys()) {
-    const withTag = facts.filter((f) => f.tags.includes(tag));
+    const withTag = factsWith.get(tag) ?? [];
     const same = canon.of(normalizeText(titleOf(tag)));
     if (same !== undefined && eligible(same)) {
       tagEntity.set(tag, same);
@@ -545,16 +565,26 @@ class StatementIndex {
 
   constructor(pages: ReadonlyMap<string, Page>) {
     for (const page of [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel) && !isRecordPage(p.rel)).sort((a, b) => byText(a.rel, b.rel))) {
+      const code = page.codeLines();
+      const sections = page.sections();
       page.lines.forEach((line, i) => {
-        const key = this.keyOf(page, line, i);
+        const key = this.keyOf(page, line, i, code, sections);
         if (key !== null && !this.at.has(key)) this.at.set(key, page);
       });
     }
   }
 
-  private keyOf(page: Page, line: string, i: number, code = page.codeLines()): string | null {
-    if (!isItem(line) || code.has(i) || subjectOf(itemBody(line)) !== null || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(page.sectionOf(i) ?? '')) return null;
-    return statementKey(line);
+  /** Each line's key, normalized once: a lookup compares the keys of a whole page. */
+  private readonly keys = new Map<string, string | null>();
+
+  private keyOf(page: Page, line: string, i: number, code = page.codeLines(), sections = page.sections()): string | null {
+    if (!isItem(line) || code.has(i) || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(sections[i] ?? '')) return null;
+    let key = this.keys.get(line);
+    if (key === undefined) {
+      key = subjectOf(itemBody(line)) !== null ? null : statementKey(line);
+      this.keys.set(line, key);
+    }
+    return key;
   }
 
   /** The page and line holding a statement of this key (a page may have moved lines since), or null. */
@@ -562,7 +592,8 @@ class StatementIndex {
     const page = this.at.get(key);
     if (page === undefined) return null;
     const code = page.codeLines();
-    const index = page.lines.findIndex((l, i) => this.keyOf(page, l, i, code) === key);
+    const sections = page.sections();
+    const index = page.lines.findIndex((l, i) => this.keyOf(page, l, i, code, sections) === key);
     return index < 0 ? null : { page, index };
   }
 

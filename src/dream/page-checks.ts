@@ -15,13 +15,20 @@ import { MAX_PAGE_BYTES, MAX_PAGE_LINES } from './bound.js';
 import type { CheckFailure, PageChanges } from './checks.js';
 import type { Conflict } from './consolidator.js';
 import { citedIds } from '../text/citation.js';
+import type { Fact } from '../logs/factlog.js';
 
 const LINK_RE = /!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]/g;
 
 const linksOf = (text: string): Set<string> => new Set([...text.matchAll(LINK_RE)].map((m) => m[1]!.trim()).filter((t) => t !== ''));
 const tooBig = (text: string): boolean => Buffer.byteLength(text) > MAX_PAGE_BYTES || text.split('\n').length > MAX_PAGE_LINES;
 
-export async function pageChecks(root: string, vaultRoot: string, base: string, pages: PageChanges, conflicts: readonly Conflict[]): Promise<CheckFailure | null> {
+/**
+ * The link targets the batch's facts hold as written: a fact's `[[link]]` to a page that does not exist is
+ * kept as the person wrote it (Obsidian shows it as a page yet to write), never a broken link of the run's.
+ */
+export const writtenLinks = (facts: readonly Fact[]): Set<string> => linksOf(facts.map((f) => f.text).join('\n'));
+
+export async function pageChecks(root: string, vaultRoot: string, base: string, pages: PageChanges, conflicts: readonly Conflict[], written: ReadonlySet<string> = new Set()): Promise<CheckFailure | null> {
   const changed = [...pages.created, ...pages.updated];
   if (changed.length === 0) return null;
   const all = await listWikiPages(root);
@@ -39,7 +46,7 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
     }
     const had = before === null ? new Set<string>() : linksOf(before);
     for (const target of linksOf(text)) {
-      if (had.has(target) || resolve(target, rel) !== null) continue;
+      if (had.has(target) || written.has(target) || resolve(target, rel) !== null) continue;
       return { check: 'broken_link', message: `${rel} links [[${target}]], which leads to no page; create the page or remove the link` };
     }
     let section: string | null = null;

@@ -47,8 +47,12 @@ export class Page {
     this.before = lines.join('\n');
   }
 
+  /** The title, kept for the path it was read from (it is asked for per fact and per line). */
+  private titled: [rel: string, title: string] = ['', ''];
+
   get title(): string {
-    return this.rel.split('/').at(-1)!.replace(/\.md$/, '');
+    if (this.titled[0] !== this.rel) this.titled = [this.rel, this.rel.split('/').at(-1)!.replace(/\.md$/, '')];
+    return this.titled[1];
   }
 
   /** True when a rule changed a line: a page no rule touched is left byte for byte as a person wrote it. */
@@ -148,6 +152,16 @@ export class Page {
   dropIfEmpty(name: Section): void {
     const start = this.headingIndex(name);
     if (start >= 0 && this.sectionLines(name).every((i) => this.lines[i]!.trim() === '')) this.lines.splice(start, 1 + this.sectionLines(name).length);
+  }
+
+  /** The section of every line, as `sectionOf` reads it, in one pass (a `sectionOf` per line is quadratic in the page). */
+  sections(): Array<string | null> {
+    let current: string | null = null;
+    return this.lines.map((line) => {
+      const match = /^## (.+)$/.exec(line.trim());
+      if (match) current = match[1]!;
+      return current;
+    });
   }
 
   sectionOf(index: number): string | null {

@@ -33,7 +33,7 @@ import { decide, pendingDates, retryBatch, unplacedFacts } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
 import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
-import { pageChecks } from './page-checks.js';
+import { pageChecks, writtenLinks } from './page-checks.js';
 import { backOff, batchKey, readDreamState, succeeded, writeDreamState, type DreamState } from './state.js';
 import { readOnlyPages } from './ownership.js';
 
@@ -313,7 +313,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
       (work ? placedShare(facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
-      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts)) ??
+      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts, writtenLinks(facts))) ??
       current.failure ??
       (await claimsCited(tree, ctx.root, base, pages));
     if (problem !== null) throw new CheckFailed(problem);

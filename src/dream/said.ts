@@ -16,7 +16,8 @@ export interface Said {
   chatter: boolean;
 }
 
-export async function sayAll(facts: readonly Fact[], owner: string | null): Promise<Map<string, Said>> {
+/** `tick` is called between facts: a long batch yields to the event loop there (slice.ts). */
+export async function sayAll(facts: readonly Fact[], owner: string | null, tick?: () => Promise<void>): Promise<Map<string, Said>> {
   const write = await loadStatementWriter();
   const speakers = new Map<string, Set<string>>();
   const exchange = (fact: Fact): string => `${fact.date}\u0000${fact.batch}\u0000${fact.source}`;
@@ -36,6 +37,7 @@ export async function sayAll(facts: readonly Fact[], owner: string | null): Prom
     const listener = speaker !== null && present.length === 2 ? (present.find((s) => s !== speaker) ?? null) : null;
     const statement = write(fact.text, { date: fact.date, owner, listener });
     out.set(fact.id, { text: statement.text, speaker: statement.speaker, chatter: statement.chatter });
+    await tick?.();
   }
   return out;
 }

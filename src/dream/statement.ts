@@ -15,6 +15,8 @@
  * cached. Pure and deterministic: the same text and context give the same statement.
  */
 import { keyedSubject } from '../text/keyed.js';
+import { compromise } from '../text/nlp.js';
+import { speakerOf } from './entities.js';
 import { createRelativeDateResolver, type Chrono, type RelativeDateResolver, type ResolvedTime } from '../text/relative-dates.js';
 
 export interface StatementContext {
@@ -73,9 +75,6 @@ interface Tok {
 
 const NAME = String.raw`\p{Lu}[\p{L}\p{M}'’-]*`;
 const LABEL_RE = new RegExp(String.raw`^(${NAME}(?: ${NAME})?):\s+(?!:)`, 'u');
-/** Words that open a note ("Reminder: …"), not a turn, when compromise's lexicon does not know them. */
-const NOT_SPEAKERS = new Set('reminder todo idea fyi note update question answer summary context decision status goal tip warning important edit ps re tldr q a nb'.split(' '));
-const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'ProperNoun']);
 
 /** Interjections stripped wherever they open (or close) a sentence. */
 const STRONG = new Set(
@@ -333,9 +332,8 @@ class Tagger {
 
 /** The statement writer, with compromise and chrono-node imported on first use. */
 export async function loadStatementWriter(): Promise<StatementWriter> {
-  const [compromise, chrono] = await Promise.all([import('compromise'), import('chrono-node')]);
-  const nlp = (compromise as unknown as { default: Nlp }).default;
-  return createStatementWriter(nlp, createRelativeDateResolver(chrono as unknown as Chrono));
+  const chrono = await import('chrono-node');
+  return createStatementWriter(compromise<Nlp>(), createRelativeDateResolver(chrono as unknown as Chrono));
 }
 
 function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): StatementWriter {
@@ -351,7 +349,7 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
   };
   return (text, ctx) => {
     if (keyedSubject(text) !== null) return { text, speaker: null, about: null, chatter: false, question: false, dates: [] };
-    const label = speakerLabel(text, nlp, normalOf);
+    const label = speakerLabel(text);
     const speaker = label?.[1] ?? null;
     const body = label === null ? text : text.slice(label[0].length);
     const about = speaker ?? ctx.owner;
@@ -402,15 +400,10 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
   };
 }
 
-/** A leading `Name: ` label, unless its first word is one compromise's lexicon knows as something else ("Note:"). */
-function speakerLabel(text: string, nlp: Nlp, normalOf: (word: string) => string): RegExpExecArray | null {
+/** A leading `Name: ` label, when it is a speaker's (entities.ts `speakerOf`, the one rule for every module). */
+function speakerLabel(text: string): RegExpExecArray | null {
   const label = LABEL_RE.exec(text);
-  if (label === null) return null;
-  const first = normalOf(label[1]!.split(' ')[0]!);
-  const known = Object.hasOwn(nlp.world().model.one.lexicon, first) ? nlp.world().model.one.lexicon[first] : undefined;
-  const tags = known === undefined ? [] : Array.isArray(known) ? known : known.split(',');
-  if (NOT_SPEAKERS.has(first) || (known !== undefined && !tags.some((t) => NAME_TAGS.has(t)))) return null;
-  return label;
+  return label === null || speakerOf(text) !== label[1] ? null : label;
 }
 
 function normal(nlp: Nlp, word: string): string {

@@ -11,8 +11,8 @@
  * (one regular expression); compromise (the NLP library) is loaded then, synchronously, and tags one clause
  * at a time, each clause once per process (a vault repeats its clauses).
  */
-import { createRequire } from 'node:module';
 import { normalizeText } from './normalize.js';
+import { compromise } from './nlp.js';
 
 export interface StateChange {
   /** As a person would write it: "home city" (the owner's), "Ana's home city" (someone named). */
@@ -98,7 +98,7 @@ type Nlp = (text: string) => { json(): Array<{ terms: NlpTerm[] }> };
 let nlp: Nlp | null = null;
 /** compromise, loaded on first use (its CommonJS build, so reading stays synchronous). */
 function tagger(): Nlp {
-  return (nlp ??= createRequire(import.meta.url)('compromise') as Nlp);
+  return (nlp ??= compromise<Nlp>());
 }
 
 function termsOf(clause: string): Term[] {

@@ -84,3 +84,16 @@ describe('boundPages on a hub of numbered parts', () => {
     expect([...pages.keys()].sort()).toEqual(['3_Personal/Caroline 2026-01-05 (2).md', '3_Personal/Caroline 2026-01-05 (3).md', '3_Personal/Caroline 2026-01-05.md', '3_Personal/Caroline 2026-01-06.md', '3_Personal/Caroline.md']);
   });
 });
+
+describe('boundPages on a page of a few very long lines', () => {
+  it('fills numbered parts by size instead of splitting a part of a part without end (issue 30: "Maximum call stack size exceeded")', () => {
+    const long = (n: number): string => `- Caroline said ${'buffalo '.repeat(900).trim()} ${n} [[${DAY}#^f-${String(n).padStart(10, '0')}]]`;
+    const page = new Page('3_Personal/Caroline.md', [...front('Caroline'), '## Notes', '', long(1), long(2), long(3)], true, '');
+    const pages = new Map([[page.rel, page]]);
+    expect(() => boundPages(pages)).not.toThrow();
+    for (const p of pages.values()) expect(p.title.split('(').length, p.title).toBeLessThanOrEqual(2);
+    const all = [...pages.values()].map((p) => p.text()).join('\n');
+    for (const n of [1, 2, 3]) expect(all).toContain(` ${n} [[${DAY}`);
+    for (const p of pages.values()) expect(Buffer.byteLength(p.text()), p.rel).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+  });
+});

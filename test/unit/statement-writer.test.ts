@@ -266,3 +266,13 @@ describe('commands and idioms', () => {
     expect(write("Melanie: Tell me, what's your vision for the future?", TURN)).toMatchObject({ chatter: true, question: true });
   });
 });
+
+describe('one rule for a speaker label (entities.ts speakerOf), in the writer and in entity recognition', () => {
+  it('reads the same labels as speakers as speakerOf does, so a category heading is never a speaker in either', async () => {
+    const { speakerOf } = await import('../../src/dream/entities.js');
+    const texts = ['Entities: Alice Berg likes tea.', 'Relationships: Diego has a shellfish allergy.', 'Note: the boiler needs a check.', 'Anytime: happy to help.', 'Caroline: I went home.', 'Deborah: Jolene! Congrats on the job.', 'Amara Nwosu: I moved to Tromsø.'];
+    for (const text of texts) expect(write(text, { date: '2023-05-08', owner: null, listener: null }).speaker, text).toBe(speakerOf(text));
+    expect(speakerOf('Entities: Alice Berg likes tea.')).toBeNull();
+    expect(speakerOf('Amara Nwosu: I moved to Tromsø.')).toBe('Amara Nwosu');
+  });
+});

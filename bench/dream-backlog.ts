@@ -1,0 +1,102 @@
+/**
+ * The offline dream over a backlog (`npm run bench -- --only dream-backlog`, issue 31 deliverable 5): the
+ * bench's generated vault of N facts (200 a day, no pages, seed 7, embedder none), committed as a person's
+ * vault would be, then dreamed offline in process until nothing is pending, under the default limits
+ * (dream.max_days, dream.max_changed_pages …). Each run is the whole run: consolidation, checks, commit and
+ * the index pass after it. Targets: time(10k) ≤ 12 × time(1k); 50,000 facts ≤ 10 minutes
+ * (`--backlog-sizes 1000,10000,50000`); every day consolidated, none skipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MAX_PAGE_BYTES, MAX_PAGE_LINES } from '#src/dream/bound.js';
+import { listWikiPages } from '#src/pages/discover.js';
+import { openVault } from '#src/vault/vault.js';
+import { generateVault } from './generate.js';
+import { progress } from './report.js';
+import { markdownTable } from './stats.js';
+import { setEmbedder } from './vaults.js';
+
+export interface BacklogRun {
+  facts: number;
+  days: number;
+  ms: number;
+  runs: number;
+  ok: number;
+  failed: number;
+  skipped: number;
+  /** Most pages one run created or changed (an ok run). */
+  mostPages: number;
+  /** Pages past the size bound after the last run. */
+  overBound: number;
+  /** Why the failed runs failed, by their check. */
+  reasons: Record<string, number>;
+}
+
+const MAX_RUNS = 1_000;
+
+export async function measureDreamBacklog(base: string, options: { sizes: readonly number[]; perDay: number; env: NodeJS.ProcessEnv }): Promise<BacklogRun[]> {
+  const out: BacklogRun[] = [];
+  for (const facts of options.sizes) {
+    const root = path.join(base, `backlog-${facts}`);
+    const days = Math.ceil(facts / options.perDay);
+    progress(`bench: dream backlog: generating ${facts} facts (${days} days × ${options.perDay})`);
+    await generateVault(root, { days, factsPerDay: options.perDay, pages: 0, seed: 7, startDate: '2024-01-01' });
+    await setEmbedder(root, 'none');
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'add', '--all'], { cwd: root, stdio: 'ignore' });
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'generated backlog'], { cwd: root, stdio: 'ignore' });
+    const vault = await openVault({ vault: root, env: options.env });
+    const run: BacklogRun = { facts, days, ms: 0, runs: 0, ok: 0, failed: 0, skipped: 0, mostPages: 0, overBound: 0, reasons: {} };
+    const started = performance.now();
+    try {
+      for (let i = 0; i < MAX_RUNS; i++) {
+        // A fixed clock per run: the dream's gate and ids do not depend on when the bench runs.
+        const result = await vault.dream({ force: true, offline: true, now: new Date(Date.UTC(2030, 0, 1, 6, 0, i)) });
+        if (result.status === 'noop') break;
+        run.runs++;
+        if (result.status === 'ok') {
+          run.ok++;
+          run.mostPages = Math.max(run.mostPages, result.pages.created.length + result.pages.updated.length + result.pages.archived.length);
+        } else if (result.status === 'failed') {
+          run.failed++;
+          run.reasons[result.check ?? 'other'] = (run.reasons[result.check ?? 'other'] ?? 0) + 1;
+        } else if (result.status === 'skipped') run.skipped++;
+        progress(`bench: dream backlog ${facts}: ${result.status} ${result.batch?.from ?? ''}..${result.batch?.to ?? ''} in ${Math.round(performance.now() - started)} ms so far`);
+      }
+    } finally {
+      run.ms = performance.now() - started;
+      await vault.close();
+    }
+    for (const rel of await listWikiPages(root)) {
+      const text = await readFile(path.join(root, rel), 'utf8');
+      if (Buffer.byteLength(text) > MAX_PAGE_BYTES || text.split('\n').length > MAX_PAGE_LINES) run.overBound++;
+    }
+    out.push(run);
+  }
+  return out;
+}
+
+export function renderDreamBacklog(runs: readonly BacklogRun[]): string {
+  const first = runs[0];
+  const rows = runs.map((r) => [
+    r.facts.toLocaleString('en-US'),
+    `${r.days}`,
+    `${(r.ms / 1000).toFixed(1)} s`,
+    `${((r.ms / r.facts) * 1000).toFixed(0)} µs`,
+    first === undefined || r === first ? '—' : `${(r.ms / first.ms).toFixed(1)}× for ${(r.facts / first.facts).toFixed(0)}× the facts`,
+    `${r.runs} (${r.ok} ok, ${r.failed} failed, ${r.skipped} skipped)`,
+    Object.entries(r.reasons)
+      .map(([check, n]) => `${check} ${n}`)
+      .join(', ') || '—',
+    `${r.mostPages}`,
+    `${r.overBound}`,
+  ]);
+  return [
+    '### The offline dream over a backlog',
+    '',
+    "The bench's generated vault (200 facts a day, no pages, seed 7, embedder none), committed, then `dream --offline` in process until nothing is pending, under the default limits. " +
+      'Targets: time(10k) ≤ 12 × time(1k); 50,000 facts ≤ 10 minutes; no day skipped, no page past the bound.',
+    '',
+    markdownTable([['facts', 'days', 'time', 'per fact', 'growth', 'runs', 'failed runs by check', 'most pages in one run', 'pages past the bound'], ...rows]),
+  ].join('\n');
+}
