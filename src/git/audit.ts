@@ -75,7 +75,8 @@ export function commitMessage(request: CommitRequest): string {
 }
 
 /**
- * Commits the given paths. Returns the new commit's sha, or null when they hold no change (another
+ * Commits the given paths. Its errors say why git failed and what to do, never what became of the files:
+ * that is the caller's to say (remember's lines are stored, an earlier command's leftovers are, …). Returns the new commit's sha, or null when they hold no change (another
  * process committed them already). Retries briefly when a person's git holds the index lock. Two git
  * processes in the common case (add, commit): the commit prints its full sha, and whether anything was
  * staged is asked only when the commit refuses.
@@ -101,7 +102,7 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
       const message = errorMessage(error);
       if (/No space left on device|Out of diskspace|ENOSPC/i.test(message)) {
         throw new VaultkeeperError('VK_DISK_FULL', 'the disk is full: git could not commit', {
-          hint: 'free some space; the change itself is saved in the files and the next command commits it',
+          hint: 'free some space',
           cause: error,
         });
       }
@@ -113,13 +114,13 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
         const stale = await staleIndexLock(lock.root);
         if (stale !== null) {
           throw new VaultkeeperError('VK_GIT_INDEX_LOCK', `a stale .git/index.lock (${stale.age}, no git is running in the vault) blocks every commit`, {
-            hint: `remove it: rm '${stale.file}'; the change itself is saved in the files and the next command commits it`,
+            hint: `remove it: rm '${stale.file}'`,
             cause: error,
           });
         }
       }
       throw new VaultkeeperError('VK_GIT', `git commit failed: ${message.split('\n')[0]}`, {
-        hint: 'run `git status` in the vault; the change itself is saved in the files',
+        hint: 'run `vaultkeeper doctor` in the vault',
         cause: error,
       });
     }
