@@ -119,6 +119,12 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
           });
         }
       }
+      if (message.includes('index.lock')) {
+        throw new VaultkeeperError('VK_GIT_INDEX_LOCK', 'git could not commit: .git/index.lock exists (another git may be working in the vault)', {
+          hint: `wait for that git to finish; if none is running, remove it: rm '${path.join(lock.root, '.git', 'index.lock')}'`,
+          cause: error,
+        });
+      }
       throw new VaultkeeperError('VK_GIT', `git commit failed: ${message.split('\n')[0]}`, {
         hint: 'run `vaultkeeper doctor` in the vault',
         cause: error,
