@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
 import { redact } from '../core/redact.js';
+import { syncDir } from '../dream/tools/atomic.js';
 import { GitCommandError, gitRunner, type GitRunner } from './run.js';
 
 export const OP_TRAILER = 'Vaultkeeper-Op';
@@ -96,6 +97,7 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
         if (error instanceof GitCommandError && error.exitCode === 1 && (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim() === '') return null;
         throw error;
       }
+      await syncGitEntries(lock.root);
       // git's summary line, `[main 1f0c…] subject`, carries the full sha with core.abbrev=no.
       return /^\[[^\]\n]* ([0-9a-f]{40,64})\]/m.exec(out)?.[1] ?? (await g.raw(['rev-parse', 'HEAD'])).trim();
     } catch (error) {
@@ -131,6 +133,19 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
       });
     }
   }
+}
+
+/**
+ * git flushes the files it writes (core.fsync) but not the folders it renames them into: the branch ref
+ * (`refs/heads/main.lock` renamed to `main`), the index and the reflogs. Without this a power cut right after
+ * a commit kept its objects but left the branch at the commit before (test/e2e/power-cut.test.ts).
+ */
+export async function syncGitEntries(root: string): Promise<void> {
+  const gitDir = path.join(root, '.git');
+  const head = await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+  const ref = /^ref: (refs\/\S+)/.exec(head)?.[1];
+  const dirs = [gitDir, ...(ref === undefined ? [] : [path.dirname(path.join(gitDir, ref)), path.dirname(path.join(gitDir, 'logs', ref))]), path.join(gitDir, 'logs')];
+  for (const dir of dirs) await syncDir(dir).catch(() => undefined);
 }
 
 /**
