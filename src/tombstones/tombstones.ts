@@ -57,7 +57,6 @@ export function parseTombstones(content: string): TombstoneSet {
   const entries: Tombstone[] = [];
   const badLines: number[] = [];
   // A damaged line still forgets the fact id it names (a torn `{"id":"f-…","te`): readers never un-forget it.
-  const damagedIds: string[] = [];
   content.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === '') return;
     let entry: Tombstone | undefined;
@@ -71,10 +70,11 @@ export function parseTombstones(content: string): TombstoneSet {
       return;
     }
     badLines.push(index + 1);
+    // Kept as an entry with no text, so every reader (the index's workers get the entries) leaves the fact out.
     const id = DAMAGED_ID_RE.exec(line)?.[1];
-    if (id !== undefined) damagedIds.push(id);
+    if (id !== undefined) entries.push({ id, text: '', at: '' });
   });
-  const ids = new Set([...entries.map((e) => e.id), ...damagedIds]);
+  const ids = new Set(entries.map((e) => e.id));
   const texts = [...new Set(entries.map((e) => normalizeText(e.text)).filter((t) => t !== ''))];
   return {
     entries,
