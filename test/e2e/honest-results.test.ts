@@ -1,13 +1,16 @@
 /**
  * Honest results (issue 30): after a `remember` stored its fact but could not commit it (a stale
- * .git/index.lock), a later remember, a batch and a forget never say their own change is saved: each exits 1,
+ * .git/index.lock), a later remember, a batch, MCP's memory_remember and a forget never say their own change is saved: each exits 1,
  * says the earlier change is stored but not committed and that it did nothing, and writes nothing. Once the
  * lock is gone the next command commits the leftover as a recovery and does its own write.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { commitSubjects, git, initVault } from '../helpers/vault.js';
 import { useTempDir } from '../helpers/tmp.js';
 
@@ -38,6 +41,20 @@ describe('after a remember stored but not committed (a stale .git/index.lock)', 
       expect(result.stderr).not.toMatch(/the change itself is saved|unexpected error/);
       expect(await readFile(log, 'utf8')).toBe(stored);
       expect(await readFile(path.join(root, '.vaultkeeper', 'tombstones.jsonl'), 'utf8').catch(() => '')).toBe('');
+    }
+
+    // MCP's memory_remember: a tool error saying the same, its fact not written.
+    const client = new Client({ name: 'vaultkeeper-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--vault', root, 'mcp'], stderr: 'pipe' }));
+    try {
+      const result = (await client.callTool({ name: 'memory_remember', arguments: { facts: [{ text: 'Lena collects stamps' }] } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      const said = (result.content[0] as { text: string }).text;
+      expect(said).toMatch(/^nothing was done: an earlier change is stored in the files but git could not commit it/);
+      expect(said).not.toMatch(/the change itself is saved|unexpected error/);
+      expect(await readFile(log, 'utf8')).toBe(stored);
+    } finally {
+      await client.close();
     }
 
     await import('node:fs/promises').then((fs) => fs.rm(path.join(root, '.git', 'index.lock')));
