@@ -415,7 +415,10 @@ async function report(error: unknown, debug: boolean): Promise<number> {
     return 2; // commander has printed its one-line message
 
   }
-  const { VaultkeeperError } = await import('../core/errors.js');
+  const { VaultkeeperError, explainError } = await import('../core/errors.js');
+  // A disk, permission or git failure no step typed still says its cause and fix in one line.
+  const explained = explainError(error);
+  if (explained !== undefined && explained !== error) error = explained;
   if (error instanceof VaultkeeperError) {
     // One line, whatever a library put in the message (LanceDB's carry source paths on a second line).
     process.stderr.write(`vaultkeeper: ${error.message.split('\n')[0]}${error.hint ? `; ${error.hint}` : ''}\n`);

@@ -329,7 +329,13 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
     const line = first.pos[0] >= 0 ? lineCounter.linePos(first.pos[0]).line : undefined;
     throw configError(file, `not valid YAML${line === undefined ? '' : ` at line ${line}`}: ${first.message.split('\n')[0]}`);
   }
-  const raw: unknown = doc.toJS() ?? {};
+  let raw: unknown;
+  try {
+    raw = doc.toJS() ?? {};
+  } catch (error) {
+    // yaml refuses an alias bomb (aliases expanding past its limit) when it builds the value.
+    throw configError(file, `not usable YAML: ${(error as Error).message.split('\n')[0]}; remove the *alias references`);
+  }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw configError(file, 'must be a YAML mapping of keys to values');
   }

@@ -7,12 +7,22 @@ import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { VaultkeeperError } from './errors.js';
-import { processAlive, processStartTime } from './process.js';
+import { ownerState, selfIdentity, type ProcessIdentity } from './owner.js';
 import { confinedPath } from '../vault/confine.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
-/** A lock with no owner record (its holder died between taking it and recording itself) is stale after this. */
+/**
+ * A lock with no owner record (its holder died between taking it and recording itself, or could not write
+ * the record) is stale when its mtime, refreshed by the holder every 5 s, has not moved for this long. The
+ * only rule that looks at time: a lock with a record is taken over only when its owner is dead (owner.ts).
+ */
 const MTIME_STALE_MS = 15_000;
+/**
+ * proper-lockfile's own staleness is switched off (it would take a live holder's lock after `stale` ms
+ * without a refresh: a stopped process, a laptop asleep, a blocked event loop): its `stale` must be a
+ * number, so it is one no lock reaches.
+ */
+const NEVER_STALE_MS = 2 ** 52;
 
 /** Proof that the holder owns the vault's write lock; writers of tracked files require it. */
 export interface WriteLock {
@@ -46,7 +56,7 @@ export async function acquireLock(root: string, name: string, options: LockOptio
       const held = { releasing: false, lost: false };
       const release = await lockfile.lock(target, {
         realpath: false,
-        stale: MTIME_STALE_MS * 40,
+        stale: NEVER_STALE_MS,
         update: 5_000,
         lockfilePath: `${target}.lock`,
         // proper-lockfile stats its folder every `update` ms and, finding it gone, calls this (by default a
@@ -75,11 +85,7 @@ export async function acquireLock(root: string, name: string, options: LockOptio
         holder = born;
         deadline = Date.now() + waitMs;
       }
-      if (Date.now() > deadline) {
-        throw new VaultkeeperError('VK_LOCKED', `the vault is busy: another vaultkeeper process holds the ${name} lock`, {
-          hint: 'wait for it to finish and try again',
-        });
-      }
+      if (Date.now() > deadline) throw await busy(target, name);
       // Jittered backoff so twenty waiting processes do not retry in lock step.
       const delay = Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random());
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -97,9 +103,7 @@ export async function withLock<T>(root: string, name: string, fn: (lock: WriteLo
 }
 
 /** Who holds a lock: beside the lock directory (proper-lockfile removes the directory with rmdir). */
-interface Owner {
-  pid: number;
-  started: string;
+interface Owner extends ProcessIdentity {
   dir: number;
   born?: string;
 }
@@ -136,10 +140,13 @@ function parseOwner(text: string): Owner | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { pid, started, dir, born } = value as Record<string, unknown>;
+  const { pid, started, dir, born, boot, pidns } = value as Record<string, unknown>;
   if (!Number.isSafeInteger(pid) || typeof started !== 'string' || typeof dir !== 'number' || !Number.isFinite(dir)) return undefined;
-  if (born !== undefined && typeof born !== 'string') return undefined;
-  return { pid: pid as number, started, dir, ...(born === undefined ? {} : { born }) };
+  if ([born, boot, pidns].some((v) => v !== undefined && typeof v !== 'string')) return undefined;
+  const optional = { born, boot, pidns } as Record<string, string | undefined>;
+  const owner: Owner = { pid: pid as number, started, dir };
+  for (const key of ['born', 'boot', 'pidns'] as const) if (optional[key] !== undefined) owner[key] = optional[key];
+  return owner;
 }
 
 async function recordOwner(target: string, release: () => Promise<void>, lost: () => boolean): Promise<() => Promise<void>> {
@@ -149,7 +156,7 @@ async function recordOwner(target: string, release: () => Promise<void>, lost: (
     const temp = `${ownerFile}.${process.pid}.tmp`;
     // wx: never written through a link left at the temp name (the locks folder itself is confined).
     await rm(temp, { force: true });
-    await writeFile(temp, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) ?? 'unknown', dir, born }), { flag: 'wx' });
+    await writeFile(temp, JSON.stringify({ ...selfIdentity(), dir, born }), { flag: 'wx' });
     await rename(temp, ownerFile);
   } catch {
     // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.
@@ -184,7 +191,8 @@ async function takeOverDead(target: string): Promise<boolean> {
     const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
     // The record must be of this very lock directory, not of an earlier holder's.
     if (owner !== undefined && sameDir(seen, owner)) {
-      if (processAlive(owner.pid, owner.started)) return false;
+      // 'unknown' (a namespace not visible from here) counts as alive: never taken on a guess.
+      if (ownerState(owner) !== 'dead') return false;
     } else if (now - seen.mtimeMs < MTIME_STALE_MS) {
       return false;
     }
@@ -216,6 +224,19 @@ const TAKEOVER_STALE_MS = 30_000;
 async function clearStaleTakeover(mutex: string): Promise<void> {
   const info = await stat(mutex).catch(() => null);
   if (info !== null && Date.now() - info.mtimeMs > TAKEOVER_STALE_MS) await rm(mutex, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/** The waiter's error: who holds the lock, and when it is safe to clear it by hand. */
+async function busy(target: string, name: string): Promise<VaultkeeperError> {
+  const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
+  const me = selfIdentity();
+  if (owner !== undefined && owner.pidns !== undefined && me.pidns !== undefined && owner.pidns !== me.pidns && ownerState(owner) === 'unknown') {
+    return new VaultkeeperError('VK_LOCKED', `the vault is busy: process ${owner.pid} of another pid namespace (${owner.pidns}: a container, or the host seen from one) holds the ${name} lock`, {
+      hint: `wait for it and try again; if no vaultkeeper runs there any more, remove ${LOCK_DIR}/${name}.lock and ${LOCK_DIR}/${name}.owner`,
+    });
+  }
+  const who = owner === undefined ? 'another vaultkeeper process' : `vaultkeeper process ${owner.pid}`;
+  return new VaultkeeperError('VK_LOCKED', `the vault is busy: ${who} holds the ${name} lock`, { hint: 'wait for it to finish and try again' });
 }
 
 export function withWriteLock<T>(root: string, fn: (lock: WriteLock) => Promise<T>, options?: LockOptions): Promise<T> {

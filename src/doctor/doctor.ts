@@ -9,6 +9,7 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { isRepo, uncommittedChanges } from '../git/audit.js';
 import { LOGS_DIR, listLogDates, logRelPath, readLog } from '../logs/factlog.js';
 import { readTombstones, TOMBSTONES_FILE } from '../tombstones/tombstones.js';
+import { checkGitRepository } from './git-checks.js';
 import { checkIndex } from './index-checks.js';
 import { checkPages } from './page-checks.js';
 import type { Check, Problem } from './problem.js';
@@ -56,7 +57,7 @@ const checkLogs: Check = async ({ root }) => {
 
 const checkTombstones: Check = async ({ root }) => {
   const set = await readTombstones(root);
-  return set.badLines.map((line) => problem('TOMBSTONE_LINE', 'not a valid tombstone (JSON with id, text, at); it is ignored', { path: TOMBSTONES_FILE, line }));
+  return set.badLines.map((line) => problem('TOMBSTONE_LINE', 'not a valid tombstone (JSON with id, text, at): writers stop until `vaultkeeper doctor --fix` restores it', { path: TOMBSTONES_FILE, line }));
 };
 
 const checkGit: Check = async ({ root }) => {
@@ -71,7 +72,7 @@ const checkGit: Check = async ({ root }) => {
   );
 };
 
-export const CHECKS: readonly Check[] = [checkLogs, checkTombstones, checkGit, checkPages, checkIndex];
+export const CHECKS: readonly Check[] = [checkLogs, checkTombstones, checkGit, checkPages, checkIndex, checkGitRepository];
 
 export async function runDoctor(root: string, env: NodeJS.ProcessEnv = process.env, checks: readonly Check[] = CHECKS): Promise<DoctorReport> {
   const problems: Problem[] = [];

@@ -13,7 +13,7 @@
  * heading, the preamble and the closing note are the template's. The same rule tells the archive what never
  * leaves the live pages (`durableLines`, used by archive.ts).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listLogDates, readLog, type Category } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
@@ -22,7 +22,7 @@ import { readRecallEvents } from '../recall/events.js';
 import { normalizeText } from '../text/normalize.js';
 import { isForgottenLine } from '../tombstones/lines.js';
 import { readTombstones } from '../tombstones/tombstones.js';
-import { confinedPath } from '../vault/confine.js';
+import { writeConfined } from '../vault/confined-write.js';
 import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
 import { citedIds, withoutCitations } from '../text/citation.js';
@@ -118,7 +118,8 @@ export async function regenerateMemory(root: string, options: MemoryOptions): Pr
   const run = /\(last: ([^)\s]+)\)/.exec(before)?.[1] ?? 'none';
   const after = await renderMemory(root, root, run, options);
   if (after === before) return { changed: false, removed: 0, added: 0 };
-  await writeFile(await confinedPath(root, MEMORY_FILE), after);
+  // By temp file and rename (durable): an agent reads MEMORY.md at any moment, and a power cut keeps one whole version.
+  await writeConfined(root, MEMORY_FILE, after);
   // Facts only: the recalled pages' pointers move with every search.
   const items = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('- ') && !RECALLED_LINE.test(l));
   const [was, is] = [items(before), items(after)];
@@ -128,7 +129,7 @@ export async function regenerateMemory(root: string, options: MemoryOptions): Pr
 /** Regenerates MEMORY.md in `root` (the run's tree, or the vault) from its pages and the vault's recall events. */
 export async function writeMemory(root: string, vaultRoot: string, run: string, options: MemoryOptions): Promise<void> {
   const text = await renderMemory(root, vaultRoot, run, options);
-  await writeFile(await confinedPath(root, MEMORY_FILE), text);
+  await writeConfined(root, MEMORY_FILE, text);
 }
 
 /**

@@ -7,6 +7,7 @@
  * index.md, the dashboard) never stands in the way: MEMORY.md and index.md are regenerated after the revert.
  */
 import { simpleGit, type SimpleGit } from 'simple-git';
+import { GIT_FSYNC_CONFIG } from '../git/run.js';
 import { localStamp } from '../core/clock.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
@@ -47,7 +48,7 @@ export async function undo(ctx: VaultContext, run: string, options: { now?: Date
         throw new VaultkeeperError('VK_UNDO_ORDER', `run ${run} is not the newest dream run`, { hint: `undo the newer run first: vaultkeeper undo ${newer}` });
       }
       const identity = await commitIdentity(ctx.root, ctx.config);
-      const git = simpleGit({ baseDir: ctx.root, config: [`user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false'] });
+      const git = simpleGit({ baseDir: ctx.root, config: [...GIT_FSYNC_CONFIG, `user.name=${identity.name}`, `user.email=${identity.email}`, 'commit.gpgsign=false', 'core.quotepath=false'] });
       const paths = (await git.raw(['diff-tree', '--no-commit-id', '--name-only', '--no-renames', '-r', '-z', target.sha])).split('\u0000').filter((p) => p !== '');
       const regenerate = ['MEMORY.md', 'index.md'];
       await refuseOverEdits(ctx.root, git, run, target.sha, paths, regenerate);

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
 import { redact } from '../core/redact.js';
+import { syncDir } from '../dream/tools/atomic.js';
 import { GitCommandError, gitRunner, type GitRunner } from './run.js';
 
 export const OP_TRAILER = 'Vaultkeeper-Op';
@@ -75,7 +76,8 @@ export function commitMessage(request: CommitRequest): string {
 }
 
 /**
- * Commits the given paths. Returns the new commit's sha, or null when they hold no change (another
+ * Commits the given paths. Its errors say why git failed and what to do, never what became of the files:
+ * that is the caller's to say (remember's lines are stored, an earlier command's leftovers are, …). Returns the new commit's sha, or null when they hold no change (another
  * process committed them already). Retries briefly when a person's git holds the index lock. Two git
  * processes in the common case (add, commit): the commit prints its full sha, and whether anything was
  * staged is asked only when the commit refuses.
@@ -95,13 +97,14 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
         if (error instanceof GitCommandError && error.exitCode === 1 && (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim() === '') return null;
         throw error;
       }
+      await syncGitEntries(lock.root);
       // git's summary line, `[main 1f0c…] subject`, carries the full sha with core.abbrev=no.
       return /^\[[^\]\n]* ([0-9a-f]{40,64})\]/m.exec(out)?.[1] ?? (await g.raw(['rev-parse', 'HEAD'])).trim();
     } catch (error) {
       const message = errorMessage(error);
       if (/No space left on device|Out of diskspace|ENOSPC/i.test(message)) {
         throw new VaultkeeperError('VK_DISK_FULL', 'the disk is full: git could not commit', {
-          hint: 'free some space; the change itself is saved in the files and the next command commits it',
+          hint: 'free some space',
           cause: error,
         });
       }
@@ -113,17 +116,36 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
         const stale = await staleIndexLock(lock.root);
         if (stale !== null) {
           throw new VaultkeeperError('VK_GIT_INDEX_LOCK', `a stale .git/index.lock (${stale.age}, no git is running in the vault) blocks every commit`, {
-            hint: `remove it: rm '${stale.file}'; the change itself is saved in the files and the next command commits it`,
+            hint: `remove it: rm '${stale.file}'`,
             cause: error,
           });
         }
       }
+      if (message.includes('index.lock')) {
+        throw new VaultkeeperError('VK_GIT_INDEX_LOCK', 'git could not commit: .git/index.lock exists (another git may be working in the vault)', {
+          hint: `wait for that git to finish; if none is running, remove it: rm '${path.join(lock.root, '.git', 'index.lock')}'`,
+          cause: error,
+        });
+      }
       throw new VaultkeeperError('VK_GIT', `git commit failed: ${message.split('\n')[0]}`, {
-        hint: 'run `git status` in the vault; the change itself is saved in the files',
+        hint: 'run `vaultkeeper doctor` in the vault',
         cause: error,
       });
     }
   }
+}
+
+/**
+ * git flushes the files it writes (core.fsync) but not the folders it renames them into: the branch ref
+ * (`refs/heads/main.lock` renamed to `main`), the index and the reflogs. Without this a power cut right after
+ * a commit kept its objects but left the branch at the commit before (test/e2e/power-cut.test.ts).
+ */
+export async function syncGitEntries(root: string): Promise<void> {
+  const gitDir = path.join(root, '.git');
+  const head = await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+  const ref = /^ref: (refs\/\S+)/.exec(head)?.[1];
+  const dirs = [gitDir, ...(ref === undefined ? [] : [path.dirname(path.join(gitDir, ref)), path.dirname(path.join(gitDir, 'logs', ref))]), path.join(gitDir, 'logs')];
+  for (const dir of dirs) await syncDir(dir).catch(() => undefined);
 }
 
 /**

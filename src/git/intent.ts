@@ -9,7 +9,9 @@
  * their files: what a crash leaves uncommitted there is the program's (a `recover:` commit), while log
  * lines no intent names were typed by a person and are committed as theirs (`log: lines written by hand`).
  */
-import { VaultkeeperError } from '../core/errors.js';
+import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { assertIntact, readTombstones } from '../tombstones/tombstones.js';
+import { assertHealthyRepo } from './health.js';
 import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
@@ -76,11 +78,47 @@ export interface Recovered {
  * Returns what was recovered (a person's lines are not a recovery).
  */
 export async function finishInterrupted(lock: WriteLock, config: Config): Promise<Recovered | null> {
+  // Every writer passes here: a damaged tombstone file stops it (a fact it forgot could come back).
+  assertIntact(await readTombstones(lock.root));
+  await assertHealthyRepo(lock.root);
   const intent = await readIntent(lock.root);
-  let result: Recovered | null = null;
-  if (intent !== null && intent.kind !== 'append') result = await recover(lock, config, intent);
-  await clearIntent(lock);
-  return (await commitLeftovers(lock, config, new Set(intent?.kind === 'append' ? intent.paths : []))) ?? result;
+  try {
+    let result: Recovered | null = null;
+    if (intent !== null && intent.kind !== 'append') result = await recover(lock, config, intent).catch((error: unknown) => Promise.reject(badIntent(error)));
+    const leftovers = await commitLeftovers(lock, config, new Set(intent?.kind === 'append' ? intent.paths : []));
+    // Cleared only once the leftovers are committed: a failed commit keeps them the program's for the next try.
+    await clearIntent(lock);
+    return leftovers ?? result;
+  } catch (error) {
+    throw leftoverFailed(error);
+  }
+}
+
+/** commitPaths' own failures: the files are stored, only git's commit is missing. */
+const COMMIT_FAILURES = new Set(['VK_DISK_FULL', 'VK_GIT_INDEX_LOCK', 'VK_GIT']);
+
+/**
+ * An intent that cannot be finished (hand-made, or naming what is no longer there): said as such, with the
+ * way out. A commit failure inside it is said as one (leftoverFailed).
+ */
+function badIntent(error: unknown): unknown {
+  if (error instanceof VaultkeeperError && COMMIT_FAILURES.has(error.code)) return error;
+  return new VaultkeeperError('VK_BAD_INTENT', `${INTENT_FILE} records an interrupted step that cannot be finished (${errorMessage(error).split('\n')[0]}); nothing was done`, {
+    hint: `look at it and at \`git status\`; remove ${INTENT_FILE} to drop the step (the files stay as they are), then run the command again`,
+    cause: error,
+  });
+}
+
+/**
+ * An earlier command's change that this one could not commit, said as what it is: the earlier change is
+ * stored (uncommitted), and this command has written nothing, so it must be run again.
+ */
+function leftoverFailed(error: unknown): unknown {
+  if (!(error instanceof VaultkeeperError) || !COMMIT_FAILURES.has(error.code)) return error;
+  return new VaultkeeperError(error.code, `nothing was done: an earlier change is stored in the files but git could not commit it (${error.message})`, {
+    hint: `${error.hint ?? 'run `vaultkeeper doctor`'}, then run this command again (the earlier change is committed first)`,
+    cause: error,
+  });
 }
 
 /**

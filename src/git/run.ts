@@ -21,8 +21,15 @@ export interface GitRunner {
   raw(args: readonly string[]): Promise<string>;
 }
 
+/**
+ * Every git the program runs flushes what it writes: objects, refs and the index (git ≥ 2.36; older git
+ * ignores the keys). Without it a power cut right after a commit leaves empty object files and a HEAD
+ * naming them (issue 30). `batch` (git ≥ 2.37) flushes many new objects with one disk flush.
+ */
+export const GIT_FSYNC_CONFIG: readonly string[] = ['core.fsync=committed,index', 'core.fsyncMethod=batch'];
+
 export function gitRunner(root: string, config: readonly string[] = []): GitRunner {
-  const prefix = config.flatMap((entry) => ['-c', entry]);
+  const prefix = [...GIT_FSYNC_CONFIG, ...config].flatMap((entry) => ['-c', entry]);
   return { raw: (args) => runGit(root, [...prefix, ...args]) };
 }
 

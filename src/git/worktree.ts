@@ -4,8 +4,9 @@
  */
 import { rm } from 'node:fs/promises';
 import { simpleGit } from 'simple-git';
+import { GIT_FSYNC_CONFIG } from './run.js';
 
-const git = (root: string) => simpleGit({ baseDir: root, trimmed: false, config: ['core.quotepath=false', 'commit.gpgsign=false'] });
+const git = (root: string) => simpleGit({ baseDir: root, trimmed: false, config: [...GIT_FSYNC_CONFIG, 'core.quotepath=false', 'commit.gpgsign=false'] });
 
 export async function headCommit(root: string): Promise<string> {
   return (await git(root).raw(['rev-parse', 'HEAD'])).trim();
@@ -18,7 +19,7 @@ export async function addWorktree(root: string, dir: string, commit: string): Pr
 
 /** Commits everything in a scratch worktree (detached, so no branch moves); returns the commit. */
 export async function commitScratch(dir: string, message: string): Promise<string> {
-  const g = simpleGit({ baseDir: dir, config: ['user.name=vaultkeeper', 'user.email=vaultkeeper@localhost', 'commit.gpgsign=false'] });
+  const g = simpleGit({ baseDir: dir, config: [...GIT_FSYNC_CONFIG, 'user.name=vaultkeeper', 'user.email=vaultkeeper@localhost', 'commit.gpgsign=false'] });
   await g.raw(['add', '--all']);
   await g.raw(['commit', '--quiet', '--no-verify', '--allow-empty', '-m', message]);
   return (await g.raw(['rev-parse', 'HEAD'])).trim();

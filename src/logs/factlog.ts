@@ -8,6 +8,7 @@ import { mkdir, open, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, VaultkeeperError } from '../core/errors.js';
 import type { WriteLock } from '../core/lock.js';
+import { syncDir } from '../dream/tools/atomic.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeFileAtomic } from '../dream/tools/atomic.js';
 import { factId } from './ids.js';
@@ -426,8 +427,9 @@ export async function appendBatch(
   const chunk = Buffer.from(`${prefix}${lines.join('\n')}\n`, 'utf8');
   // O_NOFOLLOW: a link swapped in after the check above is refused, not followed.
   const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  let before = 0;
   try {
-    const before = (await handle.stat()).size;
+    before = (await handle.stat()).size;
     try {
       let offset = 0;
       while (offset < chunk.length) {
@@ -444,6 +446,8 @@ export async function appendBatch(
   } finally {
     await handle.close();
   }
+  // A new day's log is an entry in logs/: flushed too, or a power cut could keep the lines but lose the file.
+  if (before === 0) await syncDir(path.dirname(file));
   return appended;
 }
 

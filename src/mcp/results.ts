@@ -3,7 +3,7 @@
  * For an agent the error text is the whole interface.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { VaultkeeperError, errorMessage, explainError } from '../core/errors.js';
 
 /** By error code, a text that fits an agent better than the library's CLI-flavoured hint. */
 export type Rewrites = Partial<Record<string, (error: VaultkeeperError) => string>>;
@@ -22,6 +22,7 @@ export function errorResult(text: string): CallToolResult {
 
 /** The text of a tool error: what went wrong, then what to do next. */
 export function errorText(error: unknown, rewrites: Rewrites = {}): string {
+  error = explainError(error) ?? error;
   if (error instanceof VaultkeeperError) {
     const rewrite = rewrites[error.code];
     if (rewrite !== undefined) return rewrite(error);

@@ -128,6 +128,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
               ...(memory.changed ? ['', `${MEMORY_FILE} regenerated: ${memory.removed} facts out, ${memory.added} in.`] : []),
             ].join('\n'),
             paths: [TOMBSTONES_FILE, ...pages.map((p) => p.path), ...(memory.changed ? [MEMORY_FILE] : [])],
+          }).catch((error: unknown) => {
+            throw notCommitted(error, fresh.length);
           });
     if (intended) await clearIntent(lock);
     return { tombstoned: fresh, already, pages, memory, commit };
@@ -144,6 +146,19 @@ async function pagesHolding(root: string, tombstones: TombstoneSet): Promise<str
     if (withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones).removed.length > 0) held.push(rel);
   }
   return held;
+}
+
+/**
+ * A forget whose commit failed: the tombstones are in the file (written and flushed), so the facts are
+ * forgotten; only the commit is missing, and the next writer makes it (the append intent stays).
+ */
+function notCommitted(error: unknown, count: number): unknown {
+  if (!(error instanceof VaultkeeperError)) return error;
+  const what = count === 0 ? 'the pages were cleaned' : `${count} ${count === 1 ? 'fact is' : 'facts are'} forgotten (in ${TOMBSTONES_FILE})`;
+  return new VaultkeeperError(error.code, `${what} but not committed: ${error.message}`, {
+    hint: `${error.hint ?? 'run `vaultkeeper doctor`'}; do not forget again: the next write commits it`,
+    cause: error,
+  });
 }
 
 /**

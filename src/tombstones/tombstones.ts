@@ -3,12 +3,13 @@
  * never comes back — not from its log, not from a page that cites or repeats it, not after a rebuild.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { VaultkeeperError } from '../core/errors.js';
 import path from 'node:path';
 import type { WriteLock } from '../core/lock.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import { confinedPath } from '../vault/confine.js';
-import { appendConfined, writeConfined } from '../vault/confined-write.js';
+import { writeConfined } from '../vault/confined-write.js';
 
 export const TOMBSTONES_FILE = '.vaultkeeper/tombstones.jsonl';
 
@@ -57,7 +58,7 @@ export function asTombstone(value: unknown): Tombstone | undefined {
 
 export interface TombstoneSet {
   entries: Tombstone[];
-  /** Lines of the file that did not parse (reported by doctor, otherwise ignored). */
+  /** Lines of the file that did not parse: writers stop on them (assertIntact), doctor --fix restores them. */
   badLines: number[];
   hasId(id: string): boolean;
   /** True when the text contains a tombstoned text as a run of whole words. */
@@ -74,18 +75,29 @@ export async function readTombstones(root: string): Promise<TombstoneSet> {
   return parseTombstones(content);
 }
 
+/** The fact id a damaged tombstone line names, if any. */
+export const DAMAGED_ID_RE = /"id"\s*:\s*"(f-[0-9a-z]+)"/;
+
 export function parseTombstones(content: string): TombstoneSet {
   const entries: Tombstone[] = [];
   const badLines: number[] = [];
+  // A damaged line still forgets the fact id it names (a torn `{"id":"f-…","te`): readers never un-forget it.
   content.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === '') return;
+    let entry: Tombstone | undefined;
     try {
-      const entry = asTombstone(JSON.parse(line));
-      if (entry !== undefined) entries.push(entry);
-      else badLines.push(index + 1);
+      entry = asTombstone(JSON.parse(line));
     } catch {
-      badLines.push(index + 1);
+      entry = undefined;
     }
+    if (entry !== undefined) {
+      entries.push(entry);
+      return;
+    }
+    badLines.push(index + 1);
+    // Kept as an entry with no text, so every reader (the index's workers get the entries) leaves the fact out.
+    const id = DAMAGED_ID_RE.exec(line)?.[1];
+    if (id !== undefined) entries.push({ id, text: '', at: '' });
   });
   const ids = new Set(entries.map((e) => e.id));
   const texts = [...new Set(entries.flatMap((e) => (e.text === undefined ? [] : [normalizeText(e.text)])).filter((t) => t !== ''))];
@@ -110,20 +122,51 @@ export function parseTombstones(content: string): TombstoneSet {
   };
 }
 
-/** Appends tombstones; the caller holds the write lock and commits the file. */
+/**
+ * Adds a batch of tombstones in one atomic, durable step (the whole file rewritten by temp file, fsync and
+ * rename): a full disk or a power cut leaves the file as it was or with every new line, never a torn last
+ * line that would be read as no tombstone and so un-forget a fact. The caller holds the write lock and
+ * commits the file. A file already damaged is not written to: the writer stops with doctor's fix.
+ */
 export async function appendTombstones(lock: WriteLock, entries: readonly Tombstone[]): Promise<void> {
   if (entries.length === 0) return;
   const file = await confinedPath(lock.root, TOMBSTONES_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  let prefix = '';
+  let existing = '';
   try {
-    const existing = await readFile(file, 'utf8');
-    if (existing.length > 0 && !existing.endsWith('\n')) prefix = '\n';
+    existing = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  // O_NOFOLLOW: a link swapped in after the check above is refused, not appended through.
-  await appendConfined(lock.root, TOMBSTONES_FILE, prefix + entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  assertIntact(parseTombstones(existing));
+  const prefix = existing.length > 0 && !existing.endsWith('\n') ? '\n' : '';
+  try {
+    await writeConfined(lock.root, TOMBSTONES_FILE, existing + prefix + entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      throw new VaultkeeperError('VK_DISK_FULL', `the disk is full: no fact was forgotten (${TOMBSTONES_FILE} is as it was)`, { hint: 'free some space, then run forget again', cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Stops a writer when the tombstone file holds a line that is not a tombstone (a torn write of an older
+ * version, a hand edit): ignoring it would bring back the fact it forgot. Doctor restores the line.
+ */
+export function assertIntact(set: TombstoneSet): void {
+  if (set.badLines.length === 0) return;
+  const lines = set.badLines.length === 1 ? `line ${set.badLines[0]}` : `lines ${set.badLines.join(', ')}`;
+  throw new VaultkeeperError('VK_TOMBSTONES_DAMAGED', `${TOMBSTONES_FILE} is damaged (${lines} not a tombstone): a forgotten fact could come back, so nothing was written`, {
+    hint: 'run `vaultkeeper doctor --fix` (it restores each line it can from the fact id it names and says what to do with the rest), then run the command again',
+  });
+}
+
+/** The tombstones for a writer: stops it (VK_TOMBSTONES_DAMAGED) when the file is damaged. */
+export async function readTombstonesIntact(root: string): Promise<TombstoneSet> {
+  const set = await readTombstones(root);
+  assertIntact(set);
+  return set;
 }
 
 /** Replaces the whole file (purge rewrites an entry that held the text); the caller holds the write lock and commits. */

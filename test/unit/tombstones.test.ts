@@ -42,7 +42,7 @@ describe('parseTombstones', () => {
     expect(set.repeats('likes dark roast')).toBe(true);
   });
 
-  it('ignores and reports bad lines by number, and still reads the good ones', () => {
+  it('reports bad lines by number, still reads the good ones, and keeps forgetting the id a damaged line names', () => {
     const content = [
       stone('f-aaaaaaaaaa', 'dark roast'),
       '{not json',
@@ -56,8 +56,10 @@ describe('parseTombstones', () => {
     ].join('\r\n');
     const set = parseTombstones(content);
     expect(set.badLines).toEqual([2, 4, 5, 6, 9]);
-    expect(set.entries.map((e) => e.id)).toEqual(['f-aaaaaaaaaa', 'f-dddddddddd']);
-    expect(set.hasId('f-bbbbbbbbbb')).toBe(false);
+    expect(set.entries.map((e) => e.id)).toEqual(['f-aaaaaaaaaa', 'f-bbbbbbbbbb', 'f-dddddddddd']);
+    // A line torn after its id (a full disk under an older version) must not bring its fact back.
+    expect(set.hasId('f-bbbbbbbbbb')).toBe(true);
+    expect(parseTombstones('{"id":"f-eeeeeeeeee","text":"dark ro').hasId('f-eeeeeeeeee')).toBe(true);
     expect(set.repeats('green tea please')).toBe(true);
   });
 

@@ -3,19 +3,25 @@ import type { FixIdsResult } from '../../logs/fix-ids.js';
 import { locateVault } from '../../vault/locate.js';
 import { openVault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../options.js';
+import { repairStores, type StoreRepair } from '../../doctor/repair-stores.js';
 import { plural, printJson, printLine } from '../output.js';
 
 export async function run(opts: { json?: boolean; fix?: boolean }, globals: GlobalOptions): Promise<void> {
   const root = locateVault({ vault: globals.vault });
   // The fix needs the config (it commits); a check alone must work even when the config does not load.
-  const fixed: FixIdsResult | undefined = opts.fix ? await (await openVault({ vault: root })).fixIds() : undefined;
-  const report: DoctorReport & { fixed?: FixIdsResult['fixed']; commit?: string | null } = await runDoctor(root);
+  // The repository and the tombstones first: every other writer stops while either is damaged.
+  const repaired = opts.fix ? await repairStores(root) : undefined;
+  const fixed: FixIdsResult | undefined = opts.fix && repaired?.remaining.length === 0 ? await (await openVault({ vault: root })).fixIds() : undefined;
+  const report: DoctorReport & { fixed?: FixIdsResult['fixed']; commit?: string | null; repaired?: StoreRepair } = await runDoctor(root);
   if (fixed !== undefined) Object.assign(report, { fixed: fixed.fixed, commit: fixed.commit });
+  if (repaired !== undefined) report.repaired = repaired;
   if (!report.ok) process.exitCode = 1;
   if (opts.json) {
     printJson(report);
     return;
   }
+  for (const action of repaired?.actions ?? []) printLine(`fixed: ${action}`);
+  for (const left of repaired?.remaining ?? []) printLine(`not fixed: ${left}`);
   if (fixed !== undefined) {
     printLine(
       fixed.fixed.length === 0

@@ -1,8 +1,10 @@
 /**
- * Atomic file writes: a temp file in the target's folder, flushed, then renamed over the target, so a
- * reader (Obsidian, the watcher, a crash) sees the old page or the new one, never half of one.
+ * Atomic, durable file writes: a temp file in the target's folder, flushed, renamed over the target, then the
+ * folder flushed, so a reader (Obsidian, the watcher, a crash) sees the old file or the new one, never half of
+ * one, and a power cut after the call returns keeps the new one (the rename lives in the folder's entry).
  */
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -33,5 +35,29 @@ export async function writeFileAtomic(abs: string, content: string | Uint8Array)
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
+  }
+  await syncDir(dir);
+}
+
+/**
+ * Flushes a folder's entries (a file created, renamed or removed in it) to the disk: without it a power cut
+ * can lose a file whose own data was flushed. Best effort where the platform cannot open a folder (Windows).
+ */
+export async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return;
+    throw error;
+  }
+  try {
+    await handle.sync().catch((error: NodeJS.ErrnoException) => {
+      // Some file systems refuse fsync on a folder (EINVAL): their entries are then as durable as they get.
+      if (error.code !== 'EINVAL' && error.code !== 'EBADF') throw error;
+    });
+  } finally {
+    await handle.close();
   }
 }
