@@ -42,6 +42,45 @@ export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Key
   };
 }
 
+/** An unsure plain-English reading (text/state-change.ts), flagged by `flagUnsure`. */
+const UNSURE_RE = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*: "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+), an unsure reading on (\d{4}-\d{2}-\d{2})/;
+
+/**
+ * Puts an unsure reading of a plain-English change of state on the page ("I think Ana moved to Oslo"): a wrong
+ * current value is worse than none, so it is never made current by the dream, only by a person (tick it, or
+ * write the value under Current). Returns it for the review page.
+ */
+export function flagUnsure(page: Page, fact: Fact, keyed: Keyed): Conflict {
+  page.append('Conflicts', `- [ ] **${oneLine(keyed.subject)}**: "${oneLine(keyed.value)}" ${citeOf(fact)}, an unsure reading on ${fact.date} (tick it to make it current)`);
+  return {
+    subject: keyed.subject,
+    fact_ids: [fact.id],
+    note: `an unsure reading on ${fact.date}: "${keyed.value}"; not current until a person decides (tick the item on the page, or write the value under Current)`,
+  };
+}
+
+/** A ticked unsure reading becomes current (the value it replaces goes to History); one a person answered under Current is settled. */
+function resolveUnsure(page: Page, index: number, match: RegExpExecArray): void {
+  const [line, box, subject, value, cites, date] = match as unknown as string[];
+  const key = keyOf(subject!);
+  const hasCurrent = page.sectionLines('Current').some((i) => answers(page.lines[i]!, key, date!));
+  if (box === ' ' && !hasCurrent) return;
+  page.lines.splice(index, 1);
+  page.dropIfEmpty('Conflicts');
+  if (!hasCurrent) {
+    for (const i of [...page.sectionLines('Current')].reverse()) {
+      const held = page.lines[i]!;
+      const keyed = subjectOf(withoutCitations(itemBody(held)));
+      if (keyed?.key !== key) continue;
+      page.lines.splice(i, 1);
+      page.append('History', `- ${keyed!.subject}: ${keyed!.value} ${citationsIn(held).join(' ')} (until ${date!})`.replace(/  +/g, ' '));
+    }
+    page.dropIfEmpty('Current');
+    page.append('Current', `- ${subject!}:: ${value!} ${cites!.trim()}`);
+  }
+  page.append('History', box === ' ' ? line!.replace('- [ ]', '- [x]') : line!);
+}
+
 const keyOf = (subject: string): string | undefined => subjectOf(`${subject}:: x`)?.key;
 
 /**
@@ -60,6 +99,8 @@ export function resolveConflicts(pages: Iterable<Page>): void {
   for (const page of pages) {
     for (const index of [...page.sectionLines('Conflicts')].reverse()) {
       const line = page.lines[index]!;
+      const unsure = UNSURE_RE.exec(line);
+      if (unsure !== null) resolveUnsure(page, index, unsure);
       const match = LINE_RE.exec(line);
       if (match === null) continue;
       const [, box, subject, first, firstCites, second, secondCites, date] = match as unknown as string[];

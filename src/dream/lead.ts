@@ -6,7 +6,7 @@
  * no claim of its own. It is the dream's: rewritten on each run that changes the page, found again as the
  * paragraph right under `# Title` that starts with the title in bold.
  */
-import { citationsIn, citedDates, withoutCitations } from '../text/citation.js';
+import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/citation.js';
 import { monthWords } from '../text/date-words.js';
 import { isItem, itemBody, subjectOf, type Page } from './page.js';
 import { TOPICS, topicOf } from './topics.js';
@@ -24,6 +24,7 @@ const TYPE_WORDS: Record<string, string> = { person: 'a person', project: 'a pro
 interface Stated {
   body: string;
   cites: string[];
+  ids: string[];
   date: string;
   rank: number;
 }
@@ -39,7 +40,9 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
   const h1 = page.lines.findIndex((l) => l.trim() === `# ${title}` || /^# /.test(l));
   if (h1 < 0) return;
   const sources = [page, ...(page.headingIndex('Parts') >= 0 ? partsOf(page) : [])];
-  const stated = sources.flatMap(statementsOf);
+  // A fact waiting under an open conflict is disputed: it never stands in the lead (check disputed_lead).
+  const disputed = new Set(page.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(page.lines[i]!) ? citedIds(page.lines[i]!) : [])));
+  const stated = sources.flatMap(statementsOf).filter((s) => !s.ids.some((id) => disputed.has(id)));
   const current = page.sectionLines('Current').map((i) => page.lines[i]!).filter((l) => isItem(l) && citationsIn(l).length > 0);
   if (stated.length === 0 && current.length === 0) return;
   const dates = [...stated.map((s) => s.date), ...current.flatMap((l) => citedDates(l))].filter((d) => d !== '').sort();
@@ -86,7 +89,7 @@ function statementsOf(page: Page): Stated[] {
     const body = withoutCitations(itemBody(line)).trim();
     if (body === '' || body.endsWith('?')) return;
     const topic = topicOf(body);
-    out.push({ body, cites, date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
+    out.push({ body, cites, ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
   });
   return out;
 }
