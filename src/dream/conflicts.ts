@@ -60,11 +60,14 @@ export function flagUnsure(page: Page, fact: Fact, keyed: Keyed): Conflict {
 }
 
 /** A ticked unsure reading becomes current (the value it replaces goes to History); one a person answered under Current is settled. */
-function resolveUnsure(page: Page, index: number, match: RegExpExecArray): void {
-  const [line, box, subject, value, cites, date] = match as unknown as string[];
+function resolveUnsure(page: Page, index: number): boolean {
+  const match = UNSURE_RE.exec(page.lines[index]!);
+  if (match === null) return false;
+  const [, box, subject, value, cites, date] = match as unknown as string[];
+  const line = page.lines[index]!;
   const key = keyOf(subject!);
-  const hasCurrent = page.sectionLines('Current').some((i) => answers(page.lines[i]!, key, date!));
-  if (box === ' ' && !hasCurrent) return;
+  const hasCurrent = page.sectionLines('Current').some((i) => answersUnsure(page.lines[i]!, key, date!));
+  if (box === ' ' && !hasCurrent) return false;
   page.lines.splice(index, 1);
   page.dropIfEmpty('Conflicts');
   if (!hasCurrent) {
@@ -78,7 +81,8 @@ function resolveUnsure(page: Page, index: number, match: RegExpExecArray): void 
     page.dropIfEmpty('Current');
     page.append('Current', `- ${subject!}:: ${value!} ${cites!.trim()}`);
   }
-  page.append('History', box === ' ' ? line!.replace('- [ ]', '- [x]') : line!);
+  page.append('History', box === ' ' ? line.replace('- [ ]', '- [x]') : line);
+  return true;
 }
 
 const keyOf = (subject: string): string | undefined => subjectOf(`${subject}:: x`)?.key;
@@ -92,15 +96,22 @@ const answers = (line: string, key: string | undefined, date: string): boolean =
   key !== undefined && subjectOf(itemBody(line))?.key === key && citedDates(line).every((d) => d <= date);
 
 /**
+ * A Current line answers an unsure reading of `date` when a person wrote it (no citation) or it cites that day
+ * or later (a value stated since): the value that stood before the reading does not.
+ */
+const answersUnsure = (line: string, key: string | undefined, date: string): boolean =>
+  key !== undefined && subjectOf(itemBody(line))?.key === key && (citedDates(line).length === 0 || citedDates(line).some((d) => d >= date));
+
+/**
  * Follows the resolutions a person made: ticked conflicts, and conflicts whose subject a person wrote
  * under Current (ticked or not; `answers`). The conflict line moves to History, ticked: it is settled.
  */
 export function resolveConflicts(pages: Iterable<Page>): void {
   for (const page of pages) {
+    // One at a time: settling one moves lines between sections.
+    while (page.sectionLines('Conflicts').some((i) => resolveUnsure(page, i))) continue;
     for (const index of [...page.sectionLines('Conflicts')].reverse()) {
       const line = page.lines[index]!;
-      const unsure = UNSURE_RE.exec(line);
-      if (unsure !== null) resolveUnsure(page, index, unsure);
       const match = LINE_RE.exec(line);
       if (match === null) continue;
       const [, box, subject, first, firstCites, second, secondCites, date] = match as unknown as string[];
@@ -183,7 +194,8 @@ function standingOn(rel: string, content: string, entry: InboxEntry): Standing |
   if (found.section === 'history') return { page: rel, resolved_by: 'history' };
   const date = citedDates(found.line).sort().at(-1) ?? '';
   const key = keyOf(entry.subject);
-  if (current.some((line) => answers(line, key, date))) return { page: rel, resolved_by: 'current' };
+  const answered = UNSURE_RE.test(found.line) ? answersUnsure : answers;
+  if (current.some((line) => answered(line, key, date))) return { page: rel, resolved_by: 'current' };
   return { page: rel, resolved_by: null };
 }
 

@@ -38,6 +38,7 @@ import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 import { byText } from '../text/compare.js';
 import { writeLead } from './lead.js';
+import { personLeads } from './person-lead.js';
 import { gatherStatements, type Gathered } from './gather.js';
 import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
@@ -190,7 +191,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       .sectionLines('Parts')
       .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
       .flatMap((title) => [...pages.values()].filter((p) => title !== undefined && p.title === title && p.property('part_of') !== null));
-  for (const page of grouped) writeLead(page, partsOf);
+  const theirs = await personLeads(input.root, grouped.filter((p) => !p.isNew).map((p) => p.rel));
+  for (const page of grouped) if (!theirs.has(page.rel)) writeLead(page, partsOf);
 
   let written = 0;
   const notRewritten: string[] = [];
