@@ -139,3 +139,31 @@ describe('an unsure reading and a same-day contradiction go to Conflicts', { tim
     expect(await read(vault, 'MEMORY.md')).not.toMatch(/home city:: (Oslo|Kyoto)/);
   });
 });
+
+describe('MEMORY.md gathers durable plain-English statements', { timeout: 240_000 }, () => {
+  it('holds family, work and plans said in a conversation, never a question or a greeting', async () => {
+    const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    const turns = [
+      'Caroline: Hey Melanie! How have you been lately?',
+      "Melanie: My daughter started kindergarten this week and she loves her teacher.",
+      'Caroline: I got a new job as a counselor at the youth center downtown.',
+      'Melanie: Are you going to the pottery class on Friday?',
+      'Caroline: I plan to apply for the adoption agency program next spring.',
+      'Melanie: Thanks, Caroline! Talk soon.',
+    ];
+    for (const text of turns) await vault.remember([{ text, category: 'moment' as never, tags: [] }], { source: 'test', now: new Date('2026-05-08T10:00:00Z') });
+    const run = await vault.dream({ force: true, offline: true, now: new Date('2026-05-10T06:00:00Z') });
+    expect(run.status, run.reason).toBe('ok');
+    const memory = await read(vault, 'MEMORY.md');
+    const items = memory.split('\n').filter((l) => l.startsWith('- '));
+    expect(memory).toMatch(/^## Family and friends$/m);
+    expect(memory).toMatch(/daughter started kindergarten/);
+    expect(memory).toMatch(/^## Work and study$/m);
+    expect(memory).toMatch(/counselor at the youth center/);
+    expect(memory).toMatch(/adoption agency program/);
+    for (const item of items) {
+      expect(item).not.toMatch(/\?\s*— \[\[/);
+      expect(item).not.toMatch(/^- (?:\w+: )?(?:hey|thanks)\b/i);
+    }
+  });
+});
