@@ -42,6 +42,49 @@ export function flagConflict(page: Page, earlier: string, fact: Fact, keyed: Key
   };
 }
 
+/** An unsure plain-English reading (text/state-change.ts), flagged by `flagUnsure`. */
+const UNSURE_RE = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*: "(.*)" ((?:!?\[\[[^\]]+\]\] ?)+), an unsure reading on (\d{4}-\d{2}-\d{2})/;
+
+/**
+ * Puts an unsure reading of a plain-English change of state on the page ("I think Ana moved to Oslo"): a wrong
+ * current value is worse than none, so it is never made current by the dream, only by a person (tick it, or
+ * write the value under Current). Returns it for the review page.
+ */
+export function flagUnsure(page: Page, fact: Fact, keyed: Keyed): Conflict {
+  page.append('Conflicts', `- [ ] **${oneLine(keyed.subject)}**: "${oneLine(keyed.value)}" ${citeOf(fact)}, an unsure reading on ${fact.date} (tick it to make it current)`);
+  return {
+    subject: keyed.subject,
+    fact_ids: [fact.id],
+    note: `an unsure reading on ${fact.date}: "${keyed.value}"; not current until a person decides (tick the item on the page, or write the value under Current)`,
+  };
+}
+
+/** A ticked unsure reading becomes current (the value it replaces goes to History); one a person answered under Current is settled. */
+function resolveUnsure(page: Page, index: number): boolean {
+  const match = UNSURE_RE.exec(page.lines[index]!);
+  if (match === null) return false;
+  const [, box, subject, value, cites, date] = match as unknown as string[];
+  const line = page.lines[index]!;
+  const key = keyOf(subject!);
+  const hasCurrent = page.sectionLines('Current').some((i) => answersUnsure(page.lines[i]!, key, date!));
+  if (box === ' ' && !hasCurrent) return false;
+  page.lines.splice(index, 1);
+  page.dropIfEmpty('Conflicts');
+  if (!hasCurrent) {
+    for (const i of [...page.sectionLines('Current')].reverse()) {
+      const held = page.lines[i]!;
+      const keyed = subjectOf(withoutCitations(itemBody(held)));
+      if (keyed?.key !== key) continue;
+      page.lines.splice(i, 1);
+      page.append('History', `- ${keyed!.subject}: ${keyed!.value} ${citationsIn(held).join(' ')} (until ${date!})`.replace(/  +/g, ' '));
+    }
+    page.dropIfEmpty('Current');
+    page.append('Current', `- ${subject!}:: ${value!} ${cites!.trim()}`);
+  }
+  page.append('History', box === ' ' ? line.replace('- [ ]', '- [x]') : line);
+  return true;
+}
+
 const keyOf = (subject: string): string | undefined => subjectOf(`${subject}:: x`)?.key;
 
 /**
@@ -53,11 +96,20 @@ const answers = (line: string, key: string | undefined, date: string): boolean =
   key !== undefined && subjectOf(itemBody(line))?.key === key && citedDates(line).every((d) => d <= date);
 
 /**
+ * A Current line answers an unsure reading of `date` when a person wrote it (no citation) or it cites that day
+ * or later (a value stated since): the value that stood before the reading does not.
+ */
+const answersUnsure = (line: string, key: string | undefined, date: string): boolean =>
+  key !== undefined && subjectOf(itemBody(line))?.key === key && (citedDates(line).length === 0 || citedDates(line).some((d) => d >= date));
+
+/**
  * Follows the resolutions a person made: ticked conflicts, and conflicts whose subject a person wrote
  * under Current (ticked or not; `answers`). The conflict line moves to History, ticked: it is settled.
  */
 export function resolveConflicts(pages: Iterable<Page>): void {
   for (const page of pages) {
+    // One at a time: settling one moves lines between sections.
+    while (page.sectionLines('Conflicts').some((i) => resolveUnsure(page, i))) continue;
     for (const index of [...page.sectionLines('Conflicts')].reverse()) {
       const line = page.lines[index]!;
       const match = LINE_RE.exec(line);
@@ -142,7 +194,8 @@ function standingOn(rel: string, content: string, entry: InboxEntry): Standing |
   if (found.section === 'history') return { page: rel, resolved_by: 'history' };
   const date = citedDates(found.line).sort().at(-1) ?? '';
   const key = keyOf(entry.subject);
-  if (current.some((line) => answers(line, key, date))) return { page: rel, resolved_by: 'current' };
+  const answered = UNSURE_RE.test(found.line) ? answersUnsure : answers;
+  if (current.some((line) => answered(line, key, date))) return { page: rel, resolved_by: 'current' };
   return { page: rel, resolved_by: null };
 }
 

@@ -6,7 +6,7 @@
  * no claim of its own. It is the dream's: rewritten on each run that changes the page, found again as the
  * paragraph right under `# Title` that starts with the title in bold.
  */
-import { citationsIn, citedDates, withoutCitations } from '../text/citation.js';
+import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/citation.js';
 import { monthWords } from '../text/date-words.js';
 import { isItem, itemBody, subjectOf, type Page } from './page.js';
 import { TOPICS, topicOf } from './topics.js';
@@ -15,6 +15,8 @@ import { byText } from '../text/compare.js';
 
 /** Statements quoted in a lead, beyond the current values. */
 const LEAD_STATEMENTS = 3;
+/** Parts a hub's lead links by name (the rest are under its `## Parts`). */
+const LEAD_PARTS = 8;
 /** A statement longer than this is left to its section: the lead stays a short read. */
 const LEAD_STATEMENT_CHARS = 200;
 /** Sections whose items are a page's own statements about its subject. */
@@ -24,46 +26,72 @@ const TYPE_WORDS: Record<string, string> = { person: 'a person', project: 'a pro
 interface Stated {
   body: string;
   cites: string[];
+  ids: string[];
   date: string;
   rank: number;
 }
 
 /**
  * Rewrites the lead of `page` from its own statements, or, for a hub, from those of its parts (`partsOf`).
- * Pages without a `type` (a person's own notes) and parts (their hub leads) are left alone.
+ * Pages without a `type` (a person's own notes) and parts (their hub leads) are left alone, except a part that
+ * became a hub in turn: every hub opens with a lead that says what it is and links its parts.
  */
 export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
   const type = page.property('type');
-  if (type === null || !(type in TYPE_WORDS) || page.property('part_of') !== null) return;
+  const hub = page.headingIndex('Parts') >= 0;
+  // A part is read through its hub's lead, unless it became a hub itself (its statements moved on to parts).
+  if (type === null || !(type in TYPE_WORDS) || (page.property('part_of') !== null && !hub)) return;
   const title = page.title;
   const h1 = page.lines.findIndex((l) => l.trim() === `# ${title}` || /^# /.test(l));
   if (h1 < 0) return;
-  const sources = [page, ...(page.headingIndex('Parts') >= 0 ? partsOf(page) : [])];
-  const stated = sources.flatMap(statementsOf);
+  const parts = hub ? partsOf(page) : [];
+  const sources = [page, ...allParts(parts, partsOf)];
+  // A fact waiting under an open conflict is disputed: it never stands in the lead (check disputed_lead).
+  const disputed = new Set(page.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(page.lines[i]!) ? citedIds(page.lines[i]!) : [])));
+  const stated = sources.flatMap(statementsOf).filter((s) => !s.ids.some((id) => disputed.has(id)));
   const current = page.sectionLines('Current').map((i) => page.lines[i]!).filter((l) => isItem(l) && citationsIn(l).length > 0);
   if (stated.length === 0 && current.length === 0) return;
   const dates = [...stated.map((s) => s.date), ...current.flatMap((l) => citedDates(l))].filter((d) => d !== '').sort();
   const span = dates.length === 0 ? '' : monthWords(dates[0]!) === monthWords(dates.at(-1)!) ? ` (${monthWords(dates[0]!)})` : ` (${monthWords(dates[0]!)} to ${monthWords(dates.at(-1)!)})`;
-  const parts: string[] = [`**${title}** is ${TYPE_WORDS[type]} with ${stated.length + current.length} ${stated.length + current.length === 1 ? 'statement' : 'statements'} in this vault${span}.`];
+  const count = `${stated.length + current.length} ${stated.length + current.length === 1 ? 'statement' : 'statements'}`;
+  const whole = page.property('part_of');
+  const out: string[] = [whole === null ? `**${title}** is ${TYPE_WORDS[type]} with ${count} in this vault${span}.` : `**${title}** is part of ${whole.replace(/^"|"$/g, '')}, with ${count}${span}.`];
+  if (parts.length > 0) {
+    const more = parts.length > LEAD_PARTS ? ` and ${parts.length - LEAD_PARTS} more under Parts` : '';
+    out.push(`Its parts: ${parts.slice(0, LEAD_PARTS).map((p) => `[[${p.title}]]`).join(', ')}${more}.`);
+  }
   for (const line of current) {
     const keyed = subjectOf(withoutCitations(itemBody(line)).trim());
     if (keyed === null) continue;
-    parts.push(`${capitalize(keyed.subject)}: ${keyed.value}. ${citationsIn(line).join(' ')}`);
+    out.push(`${capitalize(keyed.subject)}: ${keyed.value}. ${citationsIn(line).join(' ')}`);
   }
   // The statements that say most about the page's own subject: short ones that name it, by subject (health
   // first), then the newest.
   const named = type === 'topic' ? stated : stated.filter((s) => s.body.includes(title.split(' ')[0]!));
   const pool = (named.length > 0 ? named : stated).filter((s) => s.body.length <= LEAD_STATEMENT_CHARS);
   for (const s of [...pool].sort((a, b) => a.rank - b.rank || byText(b.date, a.date) || byText(a.body, b.body)).slice(0, LEAD_STATEMENTS)) {
-    parts.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
+    out.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
   }
-  const lead = parts.join(' ');
+  const lead = out.join(' ');
   const at = leadLine(page, h1);
   if (at !== null) {
     if (page.lines[at] !== lead) page.lines[at] = lead;
     return;
   }
   page.lines.splice(h1 + 1, 0, '', lead);
+}
+
+/** The parts of a hub and, for a part that became a hub in turn, its parts (each once). */
+function allParts(parts: readonly Page[], partsOf: (hub: Page) => Page[]): Page[] {
+  const seen = new Set<Page>();
+  const queue = [...parts];
+  while (queue.length > 0) {
+    const part = queue.shift()!;
+    if (seen.has(part)) continue;
+    seen.add(part);
+    if (part.headingIndex('Parts') >= 0) queue.push(...partsOf(part));
+  }
+  return [...seen];
 }
 
 /** The index of the lead's line under the H1, or null. */
@@ -87,7 +115,7 @@ function statementsOf(page: Page): Stated[] {
     const body = withoutCitations(itemBody(line)).trim();
     if (body === '' || body.endsWith('?')) return;
     const topic = topicOf(body);
-    out.push({ body, cites, date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
+    out.push({ body, cites, ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
   });
   return out;
 }

@@ -27,11 +27,16 @@ import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { dueOf } from './commitments.js';
 import { citedIds, withoutCitations } from '../text/citation.js';
 import { byText } from '../text/compare.js';
+import { readStateChange } from '../text/state-change.js';
+import { subjectOf } from './page.js';
+import { TOPICAL_SECTIONS, topicalKind, type TopicalKind } from './memory-topics.js';
 
 export type DurableKind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
+/** The kinds MEMORY.md ranks: the durable ones, then plain-English statements by subject (memory-topics.ts). */
+type MemoryKind = DurableKind | Exclude<TopicalKind, 'preference'>;
 
 /** Kinds in rank order, each with its section in MEMORY.md. */
-const KINDS: ReadonlyArray<readonly [DurableKind, string]> = [
+const KINDS: ReadonlyArray<readonly [MemoryKind, string]> = [
   ['health', 'Health'],
   ['commitment', 'Open commitments'],
   ['current', 'Current'],
@@ -40,6 +45,7 @@ const KINDS: ReadonlyArray<readonly [DurableKind, string]> = [
   ['relationship', 'Relationships'],
   ['decision', 'Decisions'],
   ['skill', 'Skills'],
+  ...TOPICAL_SECTIONS,
 ];
 const RANK = new Map(KINDS.map(([kind], i) => [kind, i]));
 const DURABLE_CATEGORIES = new Set<Category>(['principle', 'preference', 'relationship', 'decision', 'skill']);
@@ -75,7 +81,7 @@ export interface DurableLine {
 }
 
 interface Item {
-  kind: DurableKind;
+  kind: MemoryKind;
   text: string;
   rel: string;
   date: string;
@@ -165,7 +171,10 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
     const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
-    for (const { kind, line, ids, due } of durableLines(page, facts, options.today)) {
+    const durable = durableLines(page, facts, options.today);
+    // A record page (records.ts, `type: record`) cites small talk: never core memory.
+    const topical = archived || page.frontmatter.type === 'record' ? [] : topicalLines(page, new Set(durable.map((d) => d.line)));
+    for (const { kind, line, ids, due } of [...durable, ...topical]) {
       // A forgotten line is gone from core memory even before anything removes it from its page.
       if ((archived && kind !== 'health') || isForgottenLine(line, tombstones)) continue;
       const dates = ids.map((id) => facts.get(id)?.date ?? '').sort();
@@ -174,7 +183,7 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
       items.push({ kind, text, rel, date: dates.at(-1) ?? '', safety: kind === 'health' && SAFETY_RE.test(text), due, recall: hits });
     }
   }
-  const ranked = dedupe(items).sort(
+  const ranked = dedupe(withoutReplaced(items)).sort(
     (a, b) =>
       RANK.get(a.kind)! - RANK.get(b.kind)! ||
       Number(b.safety) - Number(a.safety) ||
@@ -227,6 +236,35 @@ function kindOf(line: string, headingPath: readonly string[], facts: ReadonlyArr
   if (headingPath.includes('Current') && text.includes('::')) return 'current';
   const category = facts.map((f) => f.category).find((c) => DURABLE_CATEGORIES.has(c));
   return category === undefined ? null : (category as DurableKind);
+}
+
+/**
+ * Plain-English statements of a page's Notes that MEMORY.md gathers by subject (memory-topics.ts): list items
+ * outside the sections that are not current knowledge, cited, not a task, not already a durable line.
+ */
+function topicalLines(page: ParsedPage, taken: ReadonlySet<string>): Array<{ kind: MemoryKind; line: string; ids: string[]; due: string }> {
+  const out: Array<{ kind: MemoryKind; line: string; ids: string[]; due: string }> = [];
+  for (const chunk of page.chunks) {
+    if (chunk.headingPath.some((h) => NOT_CURRENT.has(h) || h === 'Current' || h === 'Open commitments')) continue;
+    for (const line of chunk.text.split('\n')) {
+      if (!/^- (?!\[[ xX]\] )\S/.test(line) || taken.has(line)) continue;
+      const ids = citedIds(line);
+      if (ids.length === 0) continue;
+      const kind = topicalKind(withoutCitations(line.slice(2)));
+      if (kind !== null) out.push({ kind, line, ids, due: '' });
+    }
+  }
+  return out;
+}
+
+/**
+ * A statement of a change of state whose subject stands under a Current ("Caroline lives in Berlin" beside
+ * `Caroline's home city:: Lisbon`) is left to that value: MEMORY.md holds only the newest.
+ */
+function withoutReplaced(items: readonly Item[]): Item[] {
+  const current = new Set(items.map((i) => subjectOf(i.text)?.key).filter((k): k is string => k !== undefined));
+  if (current.size === 0) return [...items];
+  return items.filter((i) => subjectOf(i.text) !== null || !current.has(readStateChange(i.text)?.key ?? ''));
 }
 
 /** One line per statement: the same text on two pages is shown once, where it ranks best. */

@@ -29,7 +29,7 @@ import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { boundPages } from './bound.js';
 import { sectionNotes, type Subjects } from './sections.js';
 import { dueDate, dueOf, isCommitment, mayCommit } from './commitments.js';
-import { flagConflict, resolveConflicts } from './conflicts.js';
+import { flagConflict, flagUnsure, resolveConflicts } from './conflicts.js';
 import type { Conflict, ConsolidationInput, ConsolidationResult, Consolidator } from './consolidator.js';
 import { canonical, recognizeEntities, speakerOf, type Entity, type EntityType, type Mention } from './entities.js';
 import { cite } from './generate.js';
@@ -38,6 +38,7 @@ import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 import { byText } from '../text/compare.js';
 import { writeLead } from './lead.js';
+import { personLeads } from './person-lead.js';
 import { gatherStatements, type Gathered } from './gather.js';
 import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
@@ -45,6 +46,7 @@ import { fileChatter, isRecordPage } from './records.js';
 import { sayAll, type Said } from './said.js';
 import { brief } from './brief.js';
 import { slicer } from './slice.js';
+import { readStateChange, type StateChange } from '../text/state-change.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -145,10 +147,12 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     input.signal.throwIfAborted();
     await tick();
     const keyed = subjectOf(fact.text);
+    const change = keyed === null ? readStateChange(fact.text) : null;
     const due = keyed === null && mayCommit(fact) ? await dueDate(fact) : null;
-    const plan = routing.route(fact, keyed?.key ?? null);
+    const plan = routing.route(fact, keyed?.key ?? change?.key ?? null);
     const at = keyed === null ? placeStatement(stated, plan, fact, brief(saidOf(fact).text), isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
     if (keyed !== null) routing.holds(keyed.key, at.page);
+    if (change !== null) routing.holds(change.key, placeChange(plan.page, fact, change, conflicts));
     mark(at.page, fact.date);
     placed.push({ page: at.page, fact, others: plan.others, line: at.line });
   }
@@ -197,8 +201,9 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       .sectionLines('Parts')
       .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
       .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
+  const theirs = await personLeads(input.root, grouped.filter((p) => !p.isNew).map((p) => p.rel));
   for (const page of grouped) {
-    writeLead(page, partsOf);
+    if (!theirs.has(page.rel)) writeLead(page, partsOf);
     await tick();
   }
 
@@ -647,6 +652,21 @@ function placeKeyed(page: Page, fact: Fact, keyed: Keyed, conflicts: Conflict[])
   page.append('History', historyLine(current, fact.date));
   page.append('Current', `- ${fact.text} ${cite(fact)}`);
   return page;
+}
+
+/**
+ * A plain-English change of state (text/state-change.ts: "I moved to Lisbon" is `home city: Lisbon`) also
+ * stands under the page's Current as its keyed value, cited to the fact, by the keyed rules (placeKeyed): the
+ * value it replaces goes to History, two values of one day to Conflicts. An unsure reading is never made
+ * current: it waits under Conflicts for a person (flagUnsure). The statement itself stays in Notes.
+ */
+function placeChange(page: Page, fact: Fact, change: StateChange, conflicts: Conflict[]): Page {
+  const keyed: Keyed = { subject: change.subject, key: change.key, value: change.value };
+  if (!change.sure) {
+    if (!page.sectionLines('Conflicts').some((i) => citedIds(page.lines[i]!).includes(fact.id))) conflicts.push(flagUnsure(page, fact, keyed));
+    return page;
+  }
+  return placeKeyed(page, { ...fact, text: `${change.subject}:: ${change.value}` }, keyed, conflicts);
 }
 
 /** A superseded keyed line as History shows it: `subject: value`, so only Current holds the inline field. */

@@ -163,7 +163,8 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
       const when = date === null ? '' : termsOf(dateWords(date));
       const ownTerms = indexTerms(own);
       // A dated statement of a change of state supersedes as its fact did (a line with no date could be newer than any).
-      const change = cites && date !== null ? readStateChange(own.replace(LIST_MARKER_RE, '')) : null;
+      // Links read as their text: "Dmitri moved to [[Bergen]]" states a move as the fact did.
+      const change = cites && date !== null ? readStateChange(own.replace(LIST_MARKER_RE, '').replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1')) : null;
       const sure = change?.sure === true ? change : null;
       // The terms of the heading lines, the cited facts' passage lines and its own line, each line once.
       let context: string;

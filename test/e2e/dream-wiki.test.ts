@@ -80,3 +80,65 @@ describe('a statement filed before its entity had a page moves there', { timeout
     expect(after.results.some((r) => r.text.includes('→'))).toBe(false);
   });
 });
+
+describe('every hub opens with a lead', { timeout: 300_000 }, () => {
+  it('gives a part that became a hub a lead linking its parts, as its own hub has', async () => {
+    const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    const turn = (n: number): string => `Caroline: turn ${n}, talking at length about the long walk by the river, the garden that needs weeding, and the books we keep meaning to read`;
+    await vault.remember(Array.from({ length: 100 }, (_, n) => ({ text: turn(n), category: 'moment' as never, tags: [] })), { source: 'test', now: new Date('2026-01-05T10:00:00Z') });
+    await vault.remember([0, 1, 2].map((n) => ({ text: `Caroline: the next day, note ${n}`, category: 'moment' as never, tags: [] })), { source: 'test', now: new Date('2026-01-06T10:00:00Z') });
+    const run = await vault.dream({ force: true, offline: true, now: new Date('2026-01-10T06:00:00Z') });
+    expect(run.status, run.reason).toBe('ok');
+    const hub = await read(vault, '3_Personal/Caroline.md');
+    const sub = await read(vault, '3_Personal/Caroline — Hobbies.md');
+    // The part's statements moved on to numbered parts: it is a hub in turn.
+    expect(sub).toMatch(/^## Parts$/m);
+    expect(sub).toMatch(/^part_of: "\[\[Caroline\]\]"$/m);
+    for (const [text, title] of [[hub, 'Caroline'], [sub, 'Caroline — Hobbies']] as const) {
+      const lead = text.split('\n').find((l) => l.startsWith(`**${title}** is `));
+      expect(lead, title).toBeDefined();
+      expect(lead).toMatch(/\[\[\d{4}-\d{2}-\d{2}#\^f-[0-9a-z]+\]\]/); // it restates cited statements
+      expect(lead).toMatch(/Its parts: \[\[Caroline — /);
+      // The lead stands between the title and the first section.
+      expect(text.indexOf(lead!)).toBeLessThan(text.indexOf('\n## '));
+    }
+    expect(sub).toMatch(/^\*\*Caroline — Hobbies\*\* is part of \[\[Caroline\]\], with 100 statements .*Its parts: \[\[Caroline — Hobbies \(2\)\]\]/m);
+  });
+});
+
+describe('a lead a person edited is theirs', { timeout: 300_000 }, () => {
+  it('keeps the edited lead byte for byte and goes on consolidating the page', async () => {
+    const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    await remember(vault, [
+      { text: 'Diego works at the harbour clinic', date: '2026-03-10' },
+      { text: 'Diego plays the cello', date: '2026-03-11' },
+      { text: 'Diego lives near the old market', date: '2026-03-12' },
+    ]);
+    const first = await vault.dream({ force: true, offline: true, now: new Date('2026-03-15T06:00:00Z') });
+    expect(first.status, first.reason).toBe('ok');
+    const rel = '3_Personal/Diego.md';
+    const before = await read(vault, rel);
+    expect(before).toMatch(/^\*\*Diego\*\* is a person with 3 statements/m);
+    const mine = '**Diego** is my climbing partner from the Thursday group; ask him about cello lessons.';
+    await writeFile(path.join(vault.root, rel), before.replace(/^\*\*Diego\*\* is .+$/m, mine));
+    await git(vault.root, ['add', '-A']);
+    await git(vault.root, ['commit', '-qm', 'my words for Diego']);
+
+    await remember(vault, [
+      { text: 'Diego adopted a greyhound', date: '2026-03-20' },
+      { text: 'Diego ran the harbour half marathon', date: '2026-03-21' },
+    ]);
+    const next = await vault.dream({ force: true, offline: true, now: new Date('2026-03-25T06:00:00Z') });
+    expect(next.status, next.reason).toBe('ok');
+    const after = await read(vault, rel);
+    expect(after).toContain(`\n${mine}\n`);
+    expect(after).not.toMatch(/^\*\*Diego\*\* is a person with/m); // no second lead beside theirs
+    expect(after).toMatch(/^- Diego adopted a greyhound \[\[2026-03-20#/m);
+    expect(after).toMatch(/^- Diego ran the harbour half marathon \[\[2026-03-21#/m);
+    // A later dream leaves it too.
+    await remember(vault, [{ text: 'Diego bought a kayak', date: '2026-03-28' }]);
+    const third = await vault.dream({ force: true, offline: true, now: new Date('2026-04-01T06:00:00Z') });
+    expect(third.status, third.reason).toBe('ok');
+    expect(await read(vault, rel)).toContain(`\n${mine}\n`);
+  });
+});
