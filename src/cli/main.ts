@@ -109,6 +109,21 @@ function build(only: string | null = null): Command {
     .option('--json', 'print the result as JSON')
     .action(async (files: string[], opts, command: Command) => (await import('./commands/ingest.js')).run(files, opts, globals(command)));
 
+  if (want('import')) program
+    .command('import')
+    .description('import another memory\'s export: ChatGPT or Claude.ai (conversations.json), mem0 (JSON), a Basic Memory folder, or a vaultkeeper export')
+    .argument('<path>', 'the export file or folder (its format is told by its content)')
+    .option('--offline', 'read conversations with the offline rules even when an LLM is configured')
+    .option('--json', 'print the result as JSON')
+    .action(async (given: string, opts, command: Command) => (await import('./commands/import.js')).run(given, opts, globals(command)));
+
+  if (want('export')) program
+    .command('export')
+    .description('write every live fact (tombstones applied) with its id, date, category, tags, source and page citations')
+    .addOption(new Option('--format <format>', 'jsonl (one JSON object a line) or csv').choices(['jsonl', 'csv']).default('jsonl'))
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(async (opts, command: Command) => (await import('./commands/export.js')).run(opts, globals(command)));
+
   if (want('watch')) program
     .command('watch')
     .description('keep the index current while files change (foreground; Ctrl-C stops)')
