@@ -9,6 +9,7 @@ import { failpointArmed } from '../core/failpoint.js';
 import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import { allowBatchTiering } from '../core/tiering.js';
+import { addExamples } from './examples.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
@@ -218,6 +219,7 @@ function build(only: string | null = null): Command {
     .argument('[path]', 'folder for the demo vault (default: a new temporary folder)')
     .action(async (target: string | undefined) => (await import('./commands/demo.js')).run(target));
 
+  addExamples(program);
   return program;
 }
 
