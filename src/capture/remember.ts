@@ -3,7 +3,7 @@ import { isValidDate, localStamp } from '../core/clock.js';
 import { errorMessage, UsageError, VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
 import { readJournal } from '../dream/journal.js';
-import { withWriteLock } from '../core/lock.js';
+import { withWriteLock, type WriteLock } from '../core/lock.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
@@ -19,6 +19,13 @@ export interface RememberOptions {
    * rather than failing the batch: for extraction from transcripts, where no person is there to rephrase.
    */
   skipRefused?: boolean;
+  /** The commit's operation and message, when the write is part of a larger one (an import); default: remember's. */
+  commit?: { op: string; subject: string; body: string };
+  /**
+   * Writes more files under the same lock, after the facts and before the commit, and returns their vault-relative
+   * paths, which the same commit records (an import's adopted notes). With it, an empty `inputs` is allowed.
+   */
+  alsoWrite?: (lock: WriteLock) => Promise<string[]>;
 }
 
 /** A fact stored with its secrets replaced by markers (`[redacted: password]`). */
@@ -54,24 +61,27 @@ export interface RememberResult {
 }
 
 export async function remember(ctx: VaultContext, given: readonly FactInput[], options: RememberOptions = {}): Promise<RememberResult> {
-  if (given.length === 0) throw new UsageError('nothing to remember: no facts were given');
+  if (given.length === 0 && options.alsoWrite === undefined) throw new UsageError('nothing to remember: no facts were given');
   let inputs = given;
   const now = options.now ?? new Date();
   const stamp = localStamp(now, ctx.timeZone);
   const source = options.source ?? ctx.config.capture.default_source;
   const screened = await screenSecrets(ctx, inputs, options.skipRefused ?? false);
-  if (screened.inputs.length === 0) return { facts: [], commit: null, late: [], hidden: [], redacted: [], refused: screened.refused };
+  if (screened.inputs.length === 0 && given.length > 0) return { facts: [], commit: null, late: [], hidden: [], redacted: [], refused: screened.refused };
   inputs = screened.inputs;
 
   // Validate everything before writing anything: a bad line in a batch writes nothing.
-  const byDate = new Map<string, CanonicalFact[]>();
+  // One batch per (date, time, source): a fact that names its own time or source gets its own header.
+  const byBatch = new Map<string, { date: string; time: string; source: string; facts: CanonicalFact[] }>();
   const kindsOf = new Map<CanonicalFact, string[]>();
   inputs.forEach((input, index) => {
     const date = input.date ?? stamp.date;
+    const where = inputs.length > 1 ? ` (fact ${index + 1})` : '';
     if (!isValidDate(date)) {
-      const where = inputs.length > 1 ? ` (fact ${index + 1})` : '';
       throw new UsageError(`invalid date '${date}'${where}`, 'write dates as YYYY-MM-DD, e.g. 2026-06-09');
     }
+    const time = input.time ?? stamp.time;
+    if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) throw new UsageError(`invalid time '${time}'${where}`, 'write times as HH:MM, e.g. 14:32');
     let fact: CanonicalFact;
     try {
       fact = canonicalFact(input);
@@ -81,31 +91,34 @@ export async function remember(ctx: VaultContext, given: readonly FactInput[], o
     }
     const kinds = screened.redacted.find((r) => r.index === index)?.kinds;
     if (kinds !== undefined) kindsOf.set(fact, kinds);
-    const list = byDate.get(date) ?? [];
-    list.push(fact);
-    byDate.set(date, list);
+    const batchSource = input.source ?? source;
+    const key = `${date}\u0000${time}\u0000${batchSource}`;
+    const batch = byBatch.get(key) ?? { date, time, source: batchSource, facts: [] };
+    batch.facts.push(fact);
+    byBatch.set(key, batch);
   });
 
   return withWriteLock(ctx.root, async (lock) => {
     await finishInterrupted(lock, ctx.config);
-    const batches = [...byDate.entries()].sort(([a], [b]) => a.localeCompare(b));
+    const batches = [...byBatch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, batch]) => batch);
+    const allDates = [...new Set(batches.map((b) => b.date))];
     // What a crash leaves uncommitted in these logs is this command's, not lines a person typed (intent.ts).
-    await writeAppendIntent(lock, batches.map(([date]) => logRelPath(date)));
+    if (allDates.length > 0) await writeAppendIntent(lock, allDates.map(logRelPath));
     const facts: AppendedFact[] = [];
     const redacted: RedactedSecret[] = [];
     const dates: string[] = [];
     let failed: unknown = null;
-    for (const [date, batch] of batches) {
+    for (const batch of batches) {
       try {
-        const appended = await appendBatch(lock, date, stamp.time, source, batch);
+        const appended = await appendBatch(lock, batch.date, batch.time, batch.source, batch.facts);
         facts.push(...appended);
         // appendBatch returns one fact per input, in order.
-        batch.forEach((fact, i) => {
+        batch.facts.forEach((fact, i) => {
           const kinds = kindsOf.get(fact);
           const stored = appended[i];
           if (kinds !== undefined && stored !== undefined) redacted.push({ id: stored.id, kinds });
         });
-        dates.push(date);
+        if (!dates.includes(batch.date)) dates.push(batch.date);
       } catch (error) {
         // Days already appended stay stored and are committed below; the error then says so.
         if (facts.length === 0) {
@@ -117,18 +130,23 @@ export async function remember(ctx: VaultContext, given: readonly FactInput[], o
       }
     }
     failpoint('remember:after-append');
+    const written = failed === null && options.alsoWrite !== undefined ? await options.alsoWrite(lock) : [];
     const where = dates.length === 1 ? logRelPath(dates[0]!) : `${dates.length} days (${dates[0]}..${dates.at(-1)})`;
     const shown = facts.slice(0, 20).map((f) => formatFactLine(f, f.id));
     if (facts.length > shown.length) shown.push(`… and ${facts.length - shown.length} more`);
     let commit: string | null = null;
     let warning: string | undefined;
     try {
-      commit = await commitPaths(lock, ctx.config, {
+      const paths = [...dates.map(logRelPath), ...written];
+      const message = options.commit ?? {
         op: 'remember',
         subject: `remember: ${facts.length} ${facts.length === 1 ? 'fact' : 'facts'} in ${where}`,
-        body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".\n\n${shown.join('\n')}`,
-        paths: dates.map(logRelPath),
-      });
+        body: `Appended by vaultkeeper remember from source "${facts[0]?.source ?? source}".`,
+      };
+      if (paths.length > 0) {
+        const body = shown.length === 0 ? message.body : `${message.body}\n\n${shown.join('\n')}`;
+        commit = await commitPaths(lock, ctx.config, { ...message, body, paths });
+      }
       await clearIntent(lock);
     } catch (error) {
       // The intent stays: the next writer commits these lines as this command's recovery.

@@ -9,6 +9,7 @@ import { failpointArmed } from '../core/failpoint.js';
 import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import { allowBatchTiering } from '../core/tiering.js';
+import { addExamples } from './examples.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
@@ -108,6 +109,21 @@ function build(only: string | null = null): Command {
     .option('--offline', 'use the offline rules even when an LLM is configured')
     .option('--json', 'print the result as JSON')
     .action(async (files: string[], opts, command: Command) => (await import('./commands/ingest.js')).run(files, opts, globals(command)));
+
+  if (want('import')) program
+    .command('import')
+    .description('import another memory\'s export: ChatGPT or Claude.ai (conversations.json), mem0 (JSON), a Basic Memory folder, or a vaultkeeper export')
+    .argument('<path>', 'the export file or folder (its format is told by its content)')
+    .option('--offline', 'read conversations with the offline rules even when an LLM is configured')
+    .option('--json', 'print the result as JSON')
+    .action(async (given: string, opts, command: Command) => (await import('./commands/import.js')).run(given, opts, globals(command)));
+
+  if (want('export')) program
+    .command('export')
+    .description('write every live fact (tombstones applied) with its id, date, category, tags, source and page citations')
+    .addOption(new Option('--format <format>', 'jsonl (one JSON object a line) or csv').choices(['jsonl', 'csv']).default('jsonl'))
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(async (opts, command: Command) => (await import('./commands/export.js')).run(opts, globals(command)));
 
   if (want('watch')) program
     .command('watch')
@@ -329,6 +345,7 @@ function build(only: string | null = null): Command {
     .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts, command: Command) => (await import('./commands/purge.js')).run(id, opts, globals(command)));
 
+  addExamples(program);
   return program;
 }
 

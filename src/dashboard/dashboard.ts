@@ -40,29 +40,51 @@ export function renderDashboard(data: DashboardData): { text: string; charts: st
   };
 
   const total = data.facts_per_day.reduce((a, b) => a + b, 0);
-  section('Facts per day', xyChart({ title: `Facts remembered, last ${data.days.length} days`, labels, values: data.facts_per_day, unit: 'facts', kind: 'bar' }), 'No facts yet.', [`${total} facts in these ${data.days.length} days.`]);
+  const held = data.facts_total_per_day.at(-1) ?? 0;
+  section(
+    'Memory growth',
+    held === 0 ? null : xyChart({ title: `Live facts in the vault, last ${data.days.length} days`, labels, values: data.facts_total_per_day, unit: 'facts', kind: 'line' }),
+    'No facts yet.',
+    held === 0 ? [] : [`${held} live facts now (forgotten ones not counted).`],
+  );
+  section(
+    'Facts per day',
+    total === 0 ? null : xyChart({ title: `Facts remembered, last ${data.days.length} days`, labels, values: data.facts_per_day, unit: 'facts', kind: 'bar' }),
+    `No facts remembered in the last ${data.days.length} days.`,
+    total === 0 ? [] : [`${total} facts in these ${data.days.length} days.`],
+  );
 
-  // Days without a health snapshot are left out rather than drawn as zero.
+  // Days without a health snapshot are left out rather than drawn as zero. A line needs two points, and a
+  // backlog that stayed at zero is said in words: never an empty frame.
   const known = data.days.map((day, i) => [day.slice(5), data.pending_per_day[i]] as const).filter((p): p is readonly [string, number] => p[1] !== null);
+  const backlog = known.length >= 2 && known.some(([, n]) => n > 0);
   section(
     'Pending backlog',
-    xyChart({ title: 'Facts waiting for a dream', labels: known.map(([l]) => l), values: known.map(([, n]) => n), unit: 'facts', kind: 'line' }),
-    'No health snapshot yet.',
+    backlog ? xyChart({ title: 'Facts waiting for a dream', labels: known.map(([l]) => l), values: known.map(([, n]) => n), unit: 'facts', kind: 'line' }) : null,
+    data.pending_now.facts === 0 && known.every(([, n]) => n === 0) ? 'No backlog: every fact so far has been consolidated or is from today.' : 'Not enough health snapshots yet to draw the backlog over time.',
     [`Now: ${data.pending_now.facts} facts over ${data.pending_now.days} days wait for the dream (\`vaultkeeper status\` says when it runs).`],
   );
 
   const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
-  const dreams = data.recent_dreams.map((d) => `- ${d.at.slice(0, 16).replace('T', ' ')} ${d.outcome}${d.run ? ` (${d.run})` : ''}: ${d.detail.replace(/[\r\n]+/g, ' ').slice(0, 200)}`);
+  // What each dream placed: its journal line says the batch, the pages touched and the facts it consolidated.
+  const cell = (text: string): string => text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|').slice(0, 200);
+  const dreams =
+    data.recent_dreams.length === 0
+      ? []
+      : ['| when | run | outcome | what it placed |', '| --- | --- | --- | --- |', ...data.recent_dreams.map((d) => `| ${d.at.slice(0, 16).replace('T', ' ')} | ${d.run || '–'} | ${d.outcome} | ${cell(d.detail)} |`)];
+  const outcomes = [
+    ['consolidated', sum(data.dreams_per_day.ok)],
+    ['skipped (gave up)', sum(data.dreams_per_day.skipped)],
+    ['failed', sum(data.dreams_per_day.failed)],
+  ] as const;
+  const ran = outcomes.filter(([, n]) => n > 0);
   section(
-    'Dreams and their outcomes',
-    pieChart(`Dream outcomes, last ${data.days.length} days`, [
-      ['consolidated', sum(data.dreams_per_day.ok)],
-      ['skipped (gave up)', sum(data.dreams_per_day.skipped)],
-      ['failed', sum(data.dreams_per_day.failed)],
-    ]),
-    `No dream in the last ${data.days.length} days.`,
+    'Dreams and what they placed',
+    // One outcome is a sentence, not a pie of one slice.
+    ran.length >= 2 ? pieChart(`Dream outcomes, last ${data.days.length} days`, outcomes) : null,
+    ran.length === 0 ? `No dream in the last ${data.days.length} days.` : `${ran[0]![1] === 1 ? 'The one dream' : `All ${ran[0]![1]} dreams`} of the last ${data.days.length} days: ${ran[0]![0]}.`,
     [
-      ...(dreams.length > 0 ? ['Latest:', ...dreams] : []),
+      ...(dreams.length > 0 ? ['Latest:', '', ...dreams] : []),
       ...(data.skipped_days.length > 0
         ? [
             ...(dreams.length > 0 ? [''] : []),
@@ -81,15 +103,23 @@ export function renderDashboard(data: DashboardData): { text: string; charts: st
   );
 
   const open = data.conflicts.filter((c) => !c.resolved);
+  const resolved = data.conflicts.length - open.length;
   section(
     'Open conflicts',
-    pieChart('Conflicts flagged by the dream', [
-      ['open', open.length],
-      ['resolved', data.conflicts.length - open.length],
-    ]),
-    'No conflict flagged.',
+    open.length > 0 && resolved > 0
+      ? pieChart('Conflicts flagged by the dream', [
+          ['open', open.length],
+          ['resolved', resolved],
+        ])
+      : null,
+    data.conflicts.length === 0 ? 'No conflict flagged.' : open.length === 0 ? `No open conflict (${resolved} resolved).` : `${open.length} open, none resolved yet.`,
     open.length > 0 ? [`Review them in [[conflicts]] (or \`vaultkeeper conflicts\`):`, ...open.slice(0, 10).map((c) => `- **${c.subject}** ${c.text}`)] : [],
   );
+
+  lines.push('## Top entities', '');
+  if (data.top_entities.length === 0) lines.push('No page cites a fact yet: the first dream writes them.');
+  else lines.push(...data.top_entities.map((e) => `- [[${e.path.replace(/\.md$/, '')}|${e.title}]]: ${e.facts} ${e.facts === 1 ? 'fact' : 'facts'}`));
+  lines.push('');
   return { text: `${lines.join('\n').trimEnd()}\n`, charts };
 }
 
@@ -103,7 +133,7 @@ export async function writeDashboard(vault: VaultReader, now: Date = new Date())
     await writeConfined(vault.root, DASHBOARD_PAGE, text);
     const commit = await commitPaths(lock, vault.ctx.config, {
       op: 'dashboard',
-      subject: 'dashboard: regenerate the charts of facts, backlog, dreams, tokens and conflicts',
+      subject: 'dashboard: regenerate the charts of growth, facts, backlog, dreams, tokens, conflicts and top entities',
       body: `Generated from the vault's files; nothing a person wrote changes.\n\n~ ${DASHBOARD_PAGE}`,
       paths: [DASHBOARD_PAGE],
     });

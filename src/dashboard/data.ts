@@ -14,7 +14,10 @@ import type { OpenConflict } from '../dream/generate.js';
 import { addDays } from '../llm/local-day.js';
 import { dayUsage, readUsage } from '../llm/usage.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
+import { listWikiPages } from '../pages/discover.js';
+import { parsePage } from '../pages/parse.js';
 import { readTombstones } from '../tombstones/tombstones.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { VaultReader } from '../vault/reader.js';
 
 export interface DashboardData {
@@ -23,6 +26,10 @@ export interface DashboardData {
   /** Local dates shown on the day axes, oldest first. */
   days: string[];
   facts_per_day: number[];
+  /** Live facts in the vault at the end of each shown day: the memory's growth. */
+  facts_total_per_day: number[];
+  /** The pages that cite the most facts (the dream's entity and topic pages), most first. */
+  top_entities: Array<{ path: string; title: string; facts: number }>;
   /** Pending facts at the end of each shown day, from the health snapshots (null: no snapshot that day). */
   pending_per_day: Array<number | null>;
   pending_now: { days: number; facts: number };
@@ -42,10 +49,14 @@ export async function dashboardData(vault: VaultReader, now: Date, span = 14): P
 
   const tombstones = await readTombstones(vault.root);
   const logDates = new Set(await listLogDates(vault.root));
-  const facts_per_day: number[] = [];
-  for (const day of days) {
-    facts_per_day.push(logDates.has(day) ? (await readLog(vault.root, day)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)).length : 0);
+  const liveByDay = new Map<string, number>();
+  for (const day of logDates) {
+    if (day > today) continue;
+    liveByDay.set(day, (await readLog(vault.root, day)).facts.filter((f) => !tombstones.hasId(f.id) && !tombstones.repeats(f.text)).length);
   }
+  const facts_per_day = days.map((day) => liveByDay.get(day) ?? 0);
+  let before = [...liveByDay].filter(([day]) => day < days[0]!).reduce((n, [, count]) => n + count, 0);
+  const facts_total_per_day = facts_per_day.map((count) => (before += count));
 
   const status = await vault.status(now);
   const pendingByDay = new Map<string, number>();
@@ -60,7 +71,9 @@ export async function dashboardData(vault: VaultReader, now: Date, span = 14): P
   }
   pendingByDay.set(today, status.facts_pending);
 
-  const journal = parseDreamJournal(await readFile(path.join(vault.root, JOURNAL_FILE), 'utf8').catch(() => ''));
+  const journalText = await readFile(path.join(vault.root, JOURNAL_FILE), 'utf8').catch(() => '');
+  const placed = placedByRun(journalText);
+  const journal = parseDreamJournal(journalText).map((d) => (placed.has(d.run) ? { ...d, detail: `${d.detail}: ${placed.get(d.run)}` } : d));
   const failures: DreamRecord[] = (await readLogEntries(vault.root, { job: 'dream' }))
     .filter((entry) => entry.level === 'error')
     .map((entry) => ({ at: entry.at, run: '', outcome: 'failed', detail: entry.msg }));
@@ -75,6 +88,8 @@ export async function dashboardData(vault: VaultReader, now: Date, span = 14): P
     today,
     days,
     facts_per_day,
+    facts_total_per_day,
+    top_entities: await topEntities(vault.root),
     pending_per_day: days.map((day) => pendingByDay.get(day) ?? null),
     pending_now: { days: status.pending_days, facts: status.facts_pending },
     dreams_per_day,
@@ -83,4 +98,39 @@ export async function dashboardData(vault: VaultReader, now: Date, span = 14): P
     tokens_per_day: days.map((day) => dayUsage(usage, day).total.total_tokens),
     conflicts: await vault.conflicts(),
   };
+}
+
+/** Pages by how many facts they cite (generated pages, the inbox and the archive left out), the top `limit`. */
+async function topEntities(root: string, limit = 10): Promise<DashboardData['top_entities']> {
+  const out: DashboardData['top_entities'] = [];
+  for (const rel of await listWikiPages(root)) {
+    if (isGeneratedPage(rel) || rel.startsWith('0_Inbox/') || rel.startsWith(ARCHIVE_DIR)) continue;
+    const page = parsePage(rel, await readFile(path.join(root, rel)));
+    const facts = new Set(page.chunks.flatMap((chunk) => chunk.citations)).size;
+    if (facts > 0) out.push({ path: rel, title: page.title, facts });
+  }
+  return out.sort((a, b) => b.facts - a.facts || a.path.localeCompare(b.path)).slice(0, limit);
+}
+
+/**
+ * What each run placed, from the counters its journal line carries after the batch (`pages +1 ~0 · facts 2 ·
+ * placed 2 · filed 0 · conflicts 1`), in words; a line from before those counters says nothing more.
+ */
+function placedByRun(journal: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of journal.split(/\r?\n/)) {
+    const run = /· run (r-[\w-]+) ·/.exec(line)?.[1];
+    if (run === undefined) continue;
+    const count = (name: string): string | undefined => new RegExp(`· ${name} (\\d+)`).exec(line)?.[1];
+    const pages = /· pages \+(\d+) ~(\d+)/.exec(line);
+    const parts = [
+      count('facts') === undefined ? '' : `${count('facts')} facts`,
+      count('placed') === undefined ? '' : `${count('placed')} placed on pages`,
+      count('filed') === undefined || count('filed') === '0' ? '' : `${count('filed')} filed in the inbox`,
+      pages === null ? '' : `${pages[1]} pages created, ${pages[2]} updated`,
+      count('conflicts') === undefined || count('conflicts') === '0' ? '' : `${count('conflicts')} conflicts flagged`,
+    ].filter((part) => part !== '');
+    if (parts.length > 0) out.set(run, parts.join(', '));
+  }
+  return out;
 }

@@ -12,14 +12,16 @@ import { readTombstones, TOMBSTONES_FILE } from '../tombstones/tombstones.js';
 import { checkGitRepository } from './git-checks.js';
 import { checkIndex } from './index-checks.js';
 import { checkPages } from './page-checks.js';
-import type { Check, Problem } from './problem.js';
+import { isError, type Check, type Problem } from './problem.js';
 
 export interface DoctorReport {
+  /** False when a problem is an error (a warning or a note leaves the vault healthy). */
   ok: boolean;
   problems: Problem[];
 }
 
-export type { Check, DoctorInput, Problem } from './problem.js';
+export type { Check, DoctorInput, Problem, Severity } from './problem.js';
+export { isError } from './problem.js';
 
 const problem = (code: string, message: string, where: { path?: string; line?: number } = {}): Problem => ({
   code,
@@ -90,5 +92,5 @@ export async function runDoctor(root: string, env: NodeJS.ProcessEnv = process.e
       problems.push(problem('CHECK_FAILED', `a check could not run: ${errorMessage(error)}`));
     }
   }
-  return { ok: problems.length === 0, problems };
+  return { ok: !problems.some(isError), problems };
 }

@@ -16,7 +16,8 @@ export const checkIndex: Check = async ({ root, config }) => {
   const manifest = await readManifest(root);
   if (manifest === null) return []; // never indexed: the first search or reindex builds it
   const problems: Problem[] = [];
-  if (manifest.dirty) problems.push(problem('INDEX_DRIFT', 'an indexing run was interrupted; the next reindex rebuilds the index', MANIFEST_FILE));
+  // Lag that the next search repairs by itself (it refreshes the index first) is said, not counted as an error.
+  if (manifest.dirty) problems.push({ ...problem('INDEX_DRIFT', 'an indexing run was interrupted; the next search or reindex rebuilds what it left', MANIFEST_FILE), severity: 'warning' });
   if (config !== null && !embedderMatches(manifest.embedder, config.index.embedder)) {
     problems.push(
       problem('EMBEDDER_MISMATCH', `the index was built with ${manifest.embedder} but config says ${config.index.embedder} (a fallback, or a changed setting); \`vaultkeeper reindex\` rebuilds it`),
@@ -32,7 +33,10 @@ export const checkIndex: Check = async ({ root, config }) => {
   }
   const gone = Object.keys(manifest.files).filter((rel) => !files.includes(rel)).length;
   if (stale + gone > 0) {
-    problems.push(problem('INDEX_DRIFT', `${stale} files changed and ${gone} removed since the last reindex; run \`vaultkeeper reindex\` (the watcher or daemon does it on its own)`));
+    problems.push({
+      ...problem('INDEX_DRIFT', `${stale} files changed and ${gone} removed since the last reindex; nothing to do: the next search indexes them (so do the watcher, the daemon and \`vaultkeeper reindex\`)`),
+      severity: 'info',
+    });
   }
   try {
     const { IndexStore } = await import('../indexer/store.js');

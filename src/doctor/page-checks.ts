@@ -1,11 +1,13 @@
 /** Doctor checks of the wiki pages: frontmatter that does not parse, and wikilinks that lead nowhere. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isAdopted, pageOwners } from '../dream/ownership.js';
 import { listLogDates, readLog } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { isAttachmentTarget, linkResolver } from '../pages/links.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { citedFactId } from '../pages/wikilink.js';
+import { isGeneratedPage } from '../vault/layout.js';
 import type { Check, Problem } from './problem.js';
 
 const LOG_NAME_RE = /^\d{4}-\d{2}-\d{2}\.md$/;
@@ -37,6 +39,10 @@ export const checkPages: Check = async ({ root }) => {
     }
   }
   const blocks = await blockIds(root, logDates);
+  // On an adopted vault a person's own notes often link to pages not written yet (Obsidian shows them as
+  // unresolved, which is normal): counted in one note, never an error. Links on the dream's pages are still checked.
+  const own = (await isAdopted(root)) ? await ownNotes(root, parsed.map((p) => p.path)) : new Set<string>();
+  let unresolved = 0;
   for (const page of parsed) {
     for (const link of page.links) {
       if (link.target === '' || isAttachmentTarget(link.target)) continue;
@@ -45,11 +51,29 @@ export const checkPages: Check = async ({ root }) => {
         if (cited !== null) problems.push(...citationProblems(blocks, page.path, link.line, link.target, cited));
         continue;
       }
-      problems.push({ code: 'BROKEN_LINK', path: page.path, line: link.line, message: `[[${link.target}]] leads to no page or log` });
+      if (own.has(page.path) && citedFactId(link) === null) unresolved++;
+      else problems.push({ code: 'BROKEN_LINK', path: page.path, line: link.line, message: `[[${link.target}]] leads to no page or log` });
     }
+  }
+  if (unresolved > 0) {
+    const links = unresolved === 1 ? '1 link' : `${unresolved} links`;
+    problems.push({
+      code: 'UNRESOLVED_LINKS',
+      path: null,
+      line: null,
+      message: `${links} in your own notes ${unresolved === 1 ? 'leads' : 'lead'} to no page yet, as Obsidian allows; nothing to fix`,
+      severity: 'info',
+    });
   }
   return problems;
 };
+
+/** A person's notes: every page but the dream's, the generated ones and the root files (new, uncommitted notes included). */
+async function ownNotes(root: string, rels: readonly string[]): Promise<Set<string>> {
+  const pages = rels.filter((rel) => !LINKING_ROOT_FILES.includes(rel) && !isGeneratedPage(rel));
+  const owners = await pageOwners(root, pages);
+  return new Set(pages.filter((rel) => owners.get(rel) !== 'dream'));
+}
 
 interface LogBlocks {
   /** Ids written in the file as `^id`. */

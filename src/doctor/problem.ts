@@ -6,7 +6,17 @@ export interface Problem {
   path: string | null;
   line: number | null;
   message: string;
+  /**
+   * error (the default): a person must fix it, and doctor exits 1. warning: worth a look, exit 0. info: a normal
+   * state said plainly (index lag the next search repairs, unresolved links in a person's own notes), exit 0.
+   */
+  severity?: Severity;
 }
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** Whether a problem makes the vault unhealthy (doctor's `ok`, its exit code). */
+export const isError = (problem: Problem): boolean => (problem.severity ?? 'error') === 'error';
 
 export interface DoctorInput {
   root: string;

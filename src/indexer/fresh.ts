@@ -12,6 +12,7 @@ import path from 'node:path';
 import { readJournal, type Journal } from '../dream/journal.js';
 import { listLogDates, logRelPath } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
+import { DASHBOARD_PAGE } from '../vault/layout.js';
 import { readTombstones, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { indexUri, isRemote } from './location.js';
@@ -143,14 +144,15 @@ function statOne(file: string, filesOnly: boolean): { size: number; mtimeMs: num
   }
 }
 
-/** Everything the indexer reads: logs, wiki pages and MEMORY.md, as vault-relative paths. */
+/** Everything the indexer reads: logs, wiki pages (not the dashboard) and MEMORY.md, as vault-relative paths. */
 export async function vaultFiles(root: string): Promise<string[]> {
   const [dates, pages, core] = await Promise.all([
     listLogDates(root),
     listWikiPages(root),
     stat(path.join(root, CORE_FILE)).then(() => [CORE_FILE], () => []),
   ]);
-  return [...dates.map(logRelPath), ...pages, ...core];
+  // The dashboard charts what the vault holds; it is never an answer to a search (its Mermaid source would match).
+  return [...dates.map(logRelPath), ...pages.filter((rel) => rel !== DASHBOARD_PAGE), ...core];
 }
 
 /** The hash of the watermark, skipped dates and tombstones that rows are projected with. */

@@ -288,6 +288,10 @@ export interface FactInput {
   tags?: readonly string[] | undefined;
   /** YYYY-MM-DD; default: today in the vault's time zone. */
   date?: string | undefined;
+  /** HH:MM of the batch header; default: the time of the write (an import keeps the source's time). */
+  time?: string | undefined;
+  /** The batch header's source; default: the call's source (an import keeps each fact's own). */
+  source?: string | undefined;
 }
 
 export interface CanonicalFact {

@@ -23,7 +23,7 @@ import { isVaultRoot } from './locate.js';
 const REGENERATED = ['index.md', 'log.md', 'MEMORY.md'];
 
 export interface AdoptOptions {
-  /** Add vaultkeeper's Obsidian settings (e.g. daily notes in logs/) where `.obsidian/` has none of that name. */
+  /** Add vaultkeeper's Obsidian settings (e.g. daily notes as pages in 3_Personal/Daily/) where `.obsidian/` has none of that name. */
   obsidianSettings?: boolean;
 }
 

@@ -3,8 +3,11 @@
  * alone by the dream, and every Mermaid chart on it rendered by the mermaid library in headless Chromium
  * (Debian's chromium, through playwright-core, no network). A deliberately broken chart must fail the
  * same check, so the check can fail.
+ *
+ * Without a browser (a fresh clone on a laptop) the file says so in the test output and skips; under CI
+ * (`CI_REQUIRE_BROWSER=1`, set by .ci/run, which installs chromium) a missing browser fails instead.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,9 +17,40 @@ import { runCli, runJson } from '../helpers/cli.js';
 import { useTempDir } from '../helpers/tmp.js';
 import { git, initVault } from '../helpers/vault.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = findChromium();
+const HOW_TO_RUN =
+  'install Chromium (Debian/Ubuntu: apt-get install -y chromium; macOS: Google Chrome) or set VAULTKEEPER_CHROMIUM=/path/to/chromium, then run npx vitest run test/e2e/dashboard.test.ts';
 const MERMAID = fileURLToPath(new URL('../../node_modules/mermaid/dist/mermaid.min.js', import.meta.url));
 const DASHBOARD = '4_Resources/Dashboard.md';
+
+/** The first executable Chromium or Chrome: $VAULTKEEPER_CHROMIUM, then the usual install places, then $PATH. */
+function findChromium(): string | null {
+  if (process.env.VAULTKEEPER_CHROMIUM === 'none') return null; // how to see the skip on a machine that has one
+  const names = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+  const candidates = [
+    process.env.VAULTKEEPER_CHROMIUM,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/Applications/Chromium.app/Contents/MacOS/Chromium',
+    '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+    ...(process.env.PATH ?? '').split(path.delimiter).filter((dir) => dir !== '').flatMap((dir) => names.map((name) => path.join(dir, name))),
+  ];
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === '') continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here: try the next place
+    }
+  }
+  return null;
+}
+
+const REQUIRED = process.env.CI_REQUIRE_BROWSER === '1';
+if (CHROMIUM === null && !REQUIRED) {
+  console.warn(`\n[dashboard.test.ts] NOT RUN: no Chromium or Chrome found. To run the dashboard's chart checks, ${HOW_TO_RUN}.\n`);
+}
 
 function daysAgo(n: number): string {
   return new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -56,12 +90,13 @@ async function render(browser: Browser, charts: readonly string[]): Promise<Rend
   }
 }
 
-describe('the dashboard page', () => {
+describe.skipIf(CHROMIUM === null && !REQUIRED)('the dashboard page (needs Chromium)', () => {
   const tempDir = useTempDir();
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+    // CI_REQUIRE_BROWSER=1 (.ci/run): a missing browser is a failure there, never a quiet skip.
+    if (CHROMIUM === null) throw new Error(`no Chromium found although CI_REQUIRE_BROWSER=1: ${HOW_TO_RUN}`);
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   }, 60_000);
@@ -107,8 +142,19 @@ describe('the dashboard page', () => {
     expect((await git(root, ['rev-parse', 'HEAD'])).trim()).toBe(head);
     expect((await runCli(vk('status'))).stdout).toContain(`dashboard  ${DASHBOARD}`);
 
+    // Growth, facts per day, backlog, tokens; one dream and one open conflict are sentences, not pies of one slice.
     const charts = mermaidBlocks(page);
-    expect(charts.map((c) => c.split('\n')[0])).toEqual(['xychart-beta', 'xychart-beta', 'pie showData', 'xychart-beta', 'pie showData']);
+    expect(charts.map((c) => c.split('\n')[0])).toEqual(['xychart-beta', 'xychart-beta', 'xychart-beta', 'xychart-beta']);
+    expect(charts[0]).toContain('Live facts in the vault');
+    expect(page).toContain('The one dream of the last 14 days: consolidated.');
+    expect(page).toMatch(/\| when \| run \| outcome \| what it placed \|\n\| --- .*\n\| \d{4}-\d{2}-\d{2} \d{2}:\d{2} \| r-\d{8}-\d{6} \| ok \| \d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}: \d+ facts, \d+ placed on pages/);
+    expect(page).toContain('1 open, none resolved yet.');
+    expect(page).toMatch(/## Top entities\n\n- \[\[[^\]|]+\|[^\]]+\]\]: \d+ facts?\n/);
+    // The dashboard is never an answer: its chart source and its words are not in the index.
+    for (const query of ['xychart', 'dreams outcome backlog']) {
+      const found = await runJson<{ results: { path: string }[] }>(vk('search', query));
+      expect(found.results.map((r) => r.path)).not.toContain(DASHBOARD);
+    }
     const rendered = await render(browser, charts);
     for (const [i, result] of rendered.entries()) {
       expect(result.error, charts[i]).toBeUndefined();
@@ -116,8 +162,7 @@ describe('the dashboard page', () => {
       expect(result.svg).toMatch(/^<svg[\s>]/);
       expect(result.svg).not.toMatch(/Syntax error/i);
     }
-    expect(rendered[2]!.svg).toContain('consolidated');
-    expect(rendered[4]!.svg).toContain('open');
+    expect(rendered[0]!.svg).toContain('Live facts');
   }, 120_000);
 
   it('fails a broken chart, so the render check can fail', async () => {

@@ -1,4 +1,4 @@
-import { runDoctor, type DoctorReport } from '../../doctor/doctor.js';
+import { isError, runDoctor, type DoctorReport, type Problem } from '../../doctor/doctor.js';
 import type { FixIdsResult } from '../../logs/fix-ids.js';
 import { locateVault } from '../../vault/locate.js';
 import { openVault } from '../../vault/vault.js';
@@ -30,13 +30,15 @@ export async function run(opts: { json?: boolean; fix?: boolean }, globals: Glob
     );
     for (const f of fixed.fixed) printLine(`  ${f.path}:${f.line}  ^${f.id}`);
   }
-  if (report.ok) {
-    printLine(`${root}: healthy`);
-    return;
-  }
-  printLine(`${root}: ${plural(report.problems.length, 'problem')}`);
-  for (const p of report.problems) {
-    const where = p.path === null ? '' : `${p.path}${p.line === null ? '' : `:${p.line}`}  `;
-    printLine(`  ${p.code.padEnd(17)} ${where}${p.message}`);
-  }
+  const errors = report.problems.filter(isError);
+  const notes = report.problems.filter((p) => !isError(p));
+  printLine(report.ok ? `${root}: healthy` : `${root}: ${plural(errors.length, 'problem')}`);
+  for (const p of errors) printProblem(p);
+  // Warnings and notes leave the vault healthy (exit 0): said after the problems, marked as what they are.
+  for (const p of notes) printProblem(p, `${p.severity}: `);
+}
+
+function printProblem(p: Problem, prefix = ''): void {
+  const where = p.path === null ? '' : `${p.path}${p.line === null ? '' : `:${p.line}`}  `;
+  printLine(`  ${p.code.padEnd(17)} ${prefix}${where}${p.message}`);
 }

@@ -1,0 +1,45 @@
+/**
+ * An example for every command's --help (commander's `addHelpText('after')`): the line a person copies first.
+ * Keyed by the command's path (`daemon start`); a command that sets its own help text keeps it.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Command } from 'commander';
+
+const EXAMPLES: Record<string, string[]> = {
+  init: ['vaultkeeper init ~/memory', 'vaultkeeper init --adopt ~/Obsidian/Notes'],
+  remember: ['vaultkeeper remember "Prefers dark roast coffee" -c preference -t coffee', 'echo "home city:: Lisbon" | vaultkeeper remember --stdin'],
+  forget: ['vaultkeeper forget f-7k2m9q0a1b --reason "wrong"', 'vaultkeeper forget --match "door code"'],
+  history: ['vaultkeeper history 2_Areas/Coffee.md -n 5'],
+  doctor: ['vaultkeeper doctor', 'vaultkeeper doctor --fix --json'],
+  reindex: ['vaultkeeper reindex', 'vaultkeeper reindex --clear --json'],
+  search: ['vaultkeeper search "coffee" -k 5', 'vaultkeeper search "where does Ana live" --since 2026-01-01 --json'],
+  ingest: ['vaultkeeper ingest ~/.claude/projects/my-app/3f9a1c2b.jsonl', 'vaultkeeper ingest chats/ --offline --json'],
+  import: ['vaultkeeper import ~/Downloads/chatgpt-export/', 'vaultkeeper import mem0.json --json', 'vaultkeeper import ~/basic-memory'],
+  export: ['vaultkeeper export > facts.jsonl', 'vaultkeeper export --format csv --out facts.csv'],
+  watch: ['vaultkeeper watch --debounce 500'],
+  dream: ['vaultkeeper dream', 'vaultkeeper dream --force --dry-run'],
+  undo: ['vaultkeeper undo r-20260610-031207'],
+  conflicts: ['vaultkeeper conflicts --all'],
+  status: ['vaultkeeper status', 'vaultkeeper status --dashboard --json'],
+  mcp: ['vaultkeeper mcp', 'vaultkeeper mcp --http --port 8765'],
+  completion: ['vaultkeeper completion bash > ~/.local/share/bash-completion/completions/vaultkeeper'],
+  serve: ['vaultkeeper serve --vault ~/memory'],
+  daemon: ['vaultkeeper daemon start --background', 'vaultkeeper daemon log --tail 20'],
+  'daemon start': ['vaultkeeper daemon start --background'],
+  'daemon stop': ['vaultkeeper daemon stop'],
+  'daemon status': ['vaultkeeper daemon status --json'],
+  'daemon log': ['vaultkeeper daemon log --job dream --follow'],
+  demo: ['vaultkeeper demo', 'vaultkeeper demo /tmp/vk-demo'],
+};
+
+/** Adds the examples to `program` and every command under it. */
+export function addExamples(command: Command, prefix = ''): void {
+  for (const sub of command.commands) {
+    const name = `${prefix}${sub.name()}`;
+    const lines = EXAMPLES[name];
+    if (lines !== undefined && (sub as unknown as EventEmitter).listenerCount('afterHelp') === 0) {
+      sub.addHelpText('after', `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`);
+    }
+    addExamples(sub, `${name} `);
+  }
+}
