@@ -15,6 +15,7 @@ import { isWikiPagePath } from '../pages/discover.js';
 import { withoutForgottenLines } from './lines.js';
 import { localStamp } from '../core/clock.js';
 import { removeForgottenLines } from '../dream/forgotten.js';
+import { scrubRunLogs } from '../dream/agent/runlog.js';
 import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
@@ -97,6 +98,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     const all = await readTombstones(ctx.root);
     await snapshotEditedPages(lock, ctx, all);
     const scrubbed = await removeForgottenLines(ctx.root, all);
+    // The dream's run logs (not committed) keep no forgotten text either.
+    await scrubRunLogs(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
     const memory =
       entries.length === 0 && scrubbed.length === 0
