@@ -95,8 +95,9 @@ export function forgetMatcher(tombstones: TombstoneSet): ForgetMatcher {
 }
 
 /**
- * Whether a page's name states a forgotten fact: the name as a text, or a name of at least two content words
- * all of which are the fact's and most of them (a page titled after the fact, shortened).
+ * Whether a page's name states a forgotten fact: the name as a text (the rules above), or a name of at least two
+ * of the fact's content words that are not names (a page titled after what the fact says, shortened: "Allergic to
+ * peanuts"; never the page of a person the fact names, "Ana Lopez").
  */
 export function nameStatesForgotten(name: string, tombstones: TombstoneSet): boolean {
   const matcher = forgetMatcher(tombstones);
@@ -106,7 +107,9 @@ export function nameStatesForgotten(name: string, tombstones: TombstoneSet): boo
   if (words.size < 2) return false;
   return tombstones.entries.some((e) => {
     const fact = contentWords(normalizeText(e.text));
-    return [...words].every((w) => fact.has(w)) && words.size * 5 >= fact.size * 3;
+    const names = new Set([...e.text.matchAll(/\p{Lu}[\p{L}'-]*/gu)].map((m) => stem(normalizeText(m[0]))));
+    const said = [...words].filter((w) => !names.has(w));
+    return [...words].every((w) => fact.has(w)) && said.length >= 2;
   });
 }
 

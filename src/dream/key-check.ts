@@ -2,14 +2,18 @@
  * The key check on what a model writes (issue 30): the run's API key (and a base URL's password) never lands in
  * the vault — not in a page's text, path or frontmatter, a conflict note, a summary, a run log or a commit
  * message — plainly or in the common encodings: reversed, base64 (also URL-safe), spaced or broken up by
- * punctuation, or split across two writes of one run (any piece of at least half the key is refused, so of
+ * punctuation, or split across two writes of one run (any piece of at least 40% of the key is refused, so of
  * two pieces one always is). Letters are compared without case once separators are dropped.
  */
 
 /** A secret shorter than this is not looked for by pieces (a short piece would match ordinary text). */
 const MIN_SECRET_CHARS = 8;
-/** The shortest piece of a key that counts as the key: half of it, and never fewer characters than this. */
+/**
+ * The shortest piece of a key that counts as the key: 40% of it once separators are dropped (a half of the key as
+ * written loses its dashes), never fewer characters than this.
+ */
 const MIN_PIECE_CHARS = 8;
+const PIECE_SHARE = 0.4;
 
 /** Separators a model may put between a key's characters ("s k - a b c", "s.k.a.b.c", zero-width spaces). */
 const SEPARATORS = /[\s\u200b-\u200f\u2060\ufeff_\-.,:;·•*`'"|/\\+=()[\]{}<>~^]+/gu;
@@ -39,7 +43,7 @@ export function keyCheck(secrets: readonly (string | undefined)[]): KeyCheck {
       hex.push(b.toString('hex'));
     }
     for (const form of [squash(key), squash(reverse(key))]) {
-      const size = Math.max(MIN_PIECE_CHARS, Math.ceil(form.length / 2));
+      const size = Math.max(MIN_PIECE_CHARS, Math.floor(form.length * PIECE_SHARE));
       if (form.length < size) {
         pieces.add(form);
         continue;

@@ -10,7 +10,7 @@ import { VaultkeeperError } from '../../core/errors.js';
 import { redactDeep } from '../../core/redact.js';
 import { appendConfined, writeConfined } from '../../vault/confined-write.js';
 import type { TombstoneSet } from '../../tombstones/tombstones.js';
-import { scrubForgotten, forgetMatcher } from '../forget-match.js';
+import { forgetMatcher, nameStatesForgotten, scrubForgotten } from '../forget-match.js';
 import { keyCheck } from '../key-check.js';
 
 export const RUNS_DIR = '.vaultkeeper/runs';
@@ -61,6 +61,12 @@ export function serialize(entry: Record<string, unknown>, secrets: readonly stri
 const HELD_KEY = '[redacted: held a secret, encoded or in pieces]';
 const HELD_FORGOTTEN = '[removed: stated a forgotten fact]';
 
+/** A line that is a page's path, title or heading named after a forgotten fact (forget-match.ts `nameStatesForgotten`). */
+function namesForgotten(line: string, tombstones: TombstoneSet): boolean {
+  const name = line.replace(/^\s*(?:#+\s*|title:\s*)/, '').replace(/\.md$/, '').split('/').at(-1) ?? '';
+  return name.length <= 200 && name.trim() !== '' && nameStatesForgotten(name, tombstones);
+}
+
 /**
  * Takes the text of forgotten facts out of the run logs (issue 30): in every string of every entry, the units that
  * state one (forget-match.ts) go; a string still stating one (a page's JSON in a tool call's arguments, say) is
@@ -76,7 +82,7 @@ export async function scrubRunLogs(vaultRoot: string, tombstones: TombstoneSet, 
     const text = await readFile(path.join(vaultRoot, rel), 'utf8').catch(() => null);
     if (text === null || !matcher.matches(text.replace(/\\n/g, '\n'))) continue;
     const clean = (value: string): string => {
-      if (!matcher.matches(value)) return value;
+      // A tool call's arguments are JSON in a string: their strings are scrubbed one by one.
       if (/^\s*[{[]/.test(value)) {
         try {
           return JSON.stringify(JSON.parse(value, (_k, v: unknown) => (typeof v === 'string' ? clean(v) : v)));
@@ -84,6 +90,9 @@ export async function scrubRunLogs(vaultRoot: string, tombstones: TombstoneSet, 
           // not JSON: scrubbed as text
         }
       }
+      // A page's path or title named after a forgotten fact ("3_Personal/Allergic to peanuts.md") goes whole.
+      if (value.split('\n').some((line) => namesForgotten(line, tombstones))) return HELD_FORGOTTEN;
+      if (!matcher.matches(value)) return value;
       const scrubbed = scrubForgotten(value, tombstones).content;
       return matcher.matches(scrubbed) ? HELD_FORGOTTEN : scrubbed;
     };
