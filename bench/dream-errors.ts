@@ -9,7 +9,7 @@
  * claims and stale Current values left in the vault, facts lost (cited by no page and not skipped). Then the
  * false positives of the forgotten-fact matcher (src/dream/forget-match.ts) on LoCoMo statements of
  * conversations 0–6: each statement forgotten in turn, every other statement of its conversation tested.
- * Flags: --days N (corpus days, 40), --models offline,competent,… (all), --no-write, --no-locomo, --data PATH.
+ * Flags: --days N (corpus days, 40), --models offline,competent,… (all), --no-write, --no-locomo, --keep (the vaults), --data PATH.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -260,7 +260,8 @@ async function measure(kind: Model, base: string, days: number): Promise<Outcome
 function staleIn(text: string, newest: ReadonlyMap<string, string>): number {
   let stale = 0;
   for (const line of text.split('\n')) {
-    const m = /^- (.*?)(?:'s)? ([a-z ]+):: ([^[]+?)\s*(?:\[\[|$)/.exec(line);
+    // A MEMORY.md line ends its value with " — [[Page]]", a page line with its citation.
+    const m = /^- (.*?)(?:'s)? ([a-z ]+):: (.+?)\s*(?: — |\[\[|$)/.exec(line);
     if (m === null) continue;
     const truth = newest.get(`${m[1]}|${m[2]}`);
     if (truth !== undefined && truth !== m[3]!.trim()) stale++;
@@ -309,6 +310,7 @@ async function main(): Promise<void> {
       models: { type: 'string', default: MODELS.join(',') },
       'no-write': { type: 'boolean', default: false },
       'no-locomo': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
       data: { type: 'string', default: '/work/shared/data/locomo/locomo10.json' },
     },
   });
@@ -337,7 +339,8 @@ async function main(): Promise<void> {
       ]);
     }
   } finally {
-    await rm(base, { recursive: true, force: true });
+    if (values.keep) progress(`bench:dream-errors: vaults kept in ${base}`);
+    else await rm(base, { recursive: true, force: true });
   }
   const table = markdownTable([
     ['consolidator', 'runs', 'passed', 'failed (by check)', 'lost days', 'facts placed on pages', 'facts lost', 'uncited claims', 'stale Current / MEMORY.md', "person's lines gone", 'key in git'],
