@@ -53,9 +53,13 @@ export async function openRunLog(vaultRoot: string, run: string, options: { secr
 /** One JSON line: every string redacted (core/redact.ts, with the run's own secrets), then long ones cut. */
 export function serialize(entry: Record<string, unknown>, secrets: readonly string[]): string {
   const clean = redactDeep(entry, { values: secrets });
-  // A string holding the key in an encoding or in pieces (key-check.ts) goes whole.
+  // A string holding the key in an encoding or in pieces (key-check.ts) goes whole; checked as logged (cut first).
   const key = keyCheck(secrets);
-  return `${JSON.stringify(clean, (_key, value: unknown) => (typeof value === 'string' ? (key.holds(value) ? HELD_KEY : cut(value)) : value))}\n`;
+  const logged = (value: string): string => {
+    const text = cut(value);
+    return key.holds(text) ? HELD_KEY : text;
+  };
+  return `${JSON.stringify(clean, (_key, value: unknown) => (typeof value === 'string' ? logged(value) : value))}\n`;
 }
 
 const HELD_KEY = '[redacted: held a secret, encoded or in pieces]';
