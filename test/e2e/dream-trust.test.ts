@@ -213,7 +213,7 @@ describe("a person's lines are theirs", () => {
 
   it('an older person line on a page a model rewrites keeping only the cited line: the run fails person_lines', async () => {
     const root = await makeLoggedVault(tempDir, { [`logs/${D1}.md`]: LOG, '2_Areas/Hobbies.md': PERSON });
-    // A dream run lands between the person's writing and this run: the lines are older than "the last dream".
+    // A later commit lands after the person's lines: they are not the newest change, yet git authorship still names them.
     await writeTree(root, { '2_Areas/Other.md': `${front('Other')}\nA person's other note.\n` });
     await commitAsPerson(root, 'another note');
     const server = await startLlm([
