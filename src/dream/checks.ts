@@ -15,14 +15,14 @@ import { parsePage } from '../pages/parse.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { isPersonsCommit, pageOwners } from './ownership.js';
-import { isForgottenLine, withoutForgottenLines } from '../tombstones/lines.js';
+import { scrubForgotten } from './forget-match.js';
 
 
 /**
  * `page_size`, `broken_link` and `disputed_lead` are the readable-page checks of page-checks.ts (stale-current.ts
  * also fails a run with `disputed_lead`); `uncited_claim` is claims.ts's.
  */
-export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'person_page' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead' | 'uncited_claim';
+export type CheckName = 'proof_of_work' | 'coverage' | 'safety' | 'person_lines' | 'person_page' | 'forgotten' | 'page_size' | 'broken_link' | 'disputed_lead' | 'uncited_claim' | 'secret';
 
 export interface CheckFailure {
   check: CheckName;
@@ -164,11 +164,13 @@ export async function personLinesKept(worktree: string, base: string, pages: Pag
     if (mine.size === 0) continue;
     const after = countLines(splitLines(await readFile(path.join(worktree, movedTo.get(file) ?? file))));
     const lines = splitLines(before);
+    // The lines the runner's scrub takes off (they state a forgotten fact, alone or with the lines around them).
+    const forgotten = scrubForgotten(before.toString('utf8'), tombstones).numbers;
     for (const number of [...mine].sort((a, b) => a - b)) {
       const line = lines[number - 1];
       if (line === undefined) continue;
       const text = Buffer.from(line, 'latin1').toString('utf8');
-      if (text.trim() === '' || isForgottenLine(text, tombstones)) continue;
+      if (text.trim() === '' || forgotten.has(number)) continue;
       if (takeLine(after, line)) continue;
       const body = withoutEnding(line);
       const reEnded = [...after.keys()].some((l) => withoutEnding(l) === body && (after.get(l) ?? 0) > 0);
@@ -233,7 +235,7 @@ export async function readOnlyNotesKept(worktree: string, base: string, pages: P
     const before = await showFile(worktree, base, rel);
     const after = await readFile(path.join(worktree, rel));
     if (before === null || after.equals(before)) continue;
-    const { content, removed } = withoutForgottenLines(before.toString('utf8'), tombstones);
+    const { content, removed } = scrubForgotten(before.toString('utf8'), tombstones);
     if (removed.length > 0 && after.equals(Buffer.from(content, 'utf8'))) continue;
     return {
       check: 'person_page',

@@ -37,6 +37,8 @@ export interface ConsolidationInput {
    * vault): it links to them and writes its own pages. Absent or empty: every page may be written.
    */
   readOnly?: ReadonlySet<string>;
+  /** Why the previous try of these days failed its checks (the check and its message, brief), told to a model that retries them. */
+  previousFailure?: { check: string; message: string } | null;
   /** Search over the vault's index (read only). */
   search(query: string, k: number): Promise<unknown[]>;
   onEvent?: (event: DreamEvent) => void;

@@ -2,12 +2,16 @@
  * Forgetting holds on every path (DESIGN §7): after any consolidator, the runner (not the consolidator)
  * removes the page lines that cite or repeat a tombstoned fact, and a check refuses a run whose pages
  * still hold one. A page that is a symbolic link is never rewritten (its target may lie outside the vault).
+ * Lines are matched by forget-match.ts (ids, normalized text, word order, similarity; units across line
+ * breaks; frontmatter values); a page a run made whose name states a forgotten fact is removed whole.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { listWikiPages } from '../pages/discover.js';
-import { withoutForgottenLines } from '../tombstones/lines.js';
 import { pageWriteTarget } from '../vault/confine.js';
+import { isGeneratedPage } from '../vault/layout.js';
+import { nameStatesForgotten, scrubForgotten } from './forget-match.js';
+import type { Conflict } from './consolidator.js';
 import { writeFileAtomic } from './tools/atomic.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import type { CheckFailure, PageChanges } from './checks.js';
@@ -27,7 +31,7 @@ export async function removeForgottenLines(root: string, tombstones: TombstoneSe
     // A link (the page or a folder on its way) is never rewritten: its target may lie outside the vault.
     const target = await pageWriteTarget(root, rel);
     if (!target.ok || target.rel !== rel || !target.exists) continue;
-    const { content, removed } = withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones);
+    const { content, removed } = scrubForgotten(await readFile(target.abs, 'utf8'), tombstones);
     if (removed.length === 0) continue;
     await writeFileAtomic(target.abs, content);
     changed.push({ path: rel, lines: removed.length, removed });
@@ -42,7 +46,7 @@ export async function forgottenLinesHeld(root: string, tombstones: TombstoneSet)
   for (const rel of await listWikiPages(root)) {
     const target = await pageWriteTarget(root, rel);
     if (!target.ok || target.rel !== rel || !target.exists) continue;
-    held.push(...withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones).removed);
+    held.push(...scrubForgotten(await readFile(target.abs, 'utf8'), tombstones).removed);
   }
   return held;
 }
@@ -68,10 +72,34 @@ export function forgottenRemoved(heldBefore: readonly string[], scrubbed: readon
 export async function forgottenLinesGone(root: string, pages: PageChanges, tombstones: TombstoneSet): Promise<CheckFailure | null> {
   if (tombstones.entries.length === 0) return null;
   for (const rel of [...pages.created, ...pages.updated, ...pages.archived.map((a) => a.to)]) {
+    if (nameStatesForgotten(path.posix.basename(rel, '.md'), tombstones) && !pages.updated.includes(rel)) {
+      return { check: 'forgotten', message: `${rel}: the page's name states a forgotten fact` };
+    }
     const content = await readFile(path.join(root, rel), 'utf8');
-    if (withoutForgottenLines(content, tombstones).removed.length === 0) continue;
+    if (scrubForgotten(content, tombstones).removed.length === 0) continue;
     // The message names the page, never the forgotten text: it may end up in a commit message.
     return { check: 'forgotten', message: `${rel} still holds a line that cites or repeats a forgotten fact` };
   }
   return null;
+}
+
+/**
+ * Removes the pages a run created (`created`, vault-relative) whose name states a forgotten fact: a name cannot be
+ * scrubbed line by line, and index.md, links and git trees would carry it. Returns the pages removed.
+ */
+export async function removeForgottenNames(root: string, created: readonly string[], tombstones: TombstoneSet): Promise<string[]> {
+  const gone: string[] = [];
+  for (const rel of created) {
+    if (isGeneratedPage(rel) || !nameStatesForgotten(path.posix.basename(rel, '.md'), tombstones)) continue;
+    const target = await pageWriteTarget(root, rel);
+    if (!target.ok || target.rel !== rel || !target.exists) continue;
+    await rm(target.abs, { force: true });
+    gone.push(rel);
+  }
+  return gone;
+}
+
+/** The conflicts to file: none that names a forgotten fact's id or states a forgotten fact in its subject or note. */
+export function conflictsWithoutForgotten(conflicts: readonly Conflict[], tombstones: TombstoneSet): Conflict[] {
+  return conflicts.filter((c) => !c.fact_ids.some((id) => tombstones.hasId(id)) && scrubForgotten(`- ${c.subject}: ${c.note}`, tombstones).removed.length === 0);
 }

@@ -27,7 +27,11 @@ import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
 import type { ConsolidationResult, Consolidator, DreamEvent } from './consolidator.js';
-import { forgottenLinesGone, forgottenLinesHeld, forgottenRemoved, removeForgottenLines } from './forgotten.js';
+import { conflictsWithoutForgotten, forgottenLinesGone, forgottenLinesHeld, forgottenRemoved, removeForgottenLines, removeForgottenNames } from './forgotten.js';
+import { forgetMatcher, scrubForgotten } from './forget-match.js';
+import { keyCheck, keyIn, type KeyCheck } from './key-check.js';
+import { scrubRunLogs } from './agent/runlog.js';
+import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates, retryBatch, unplacedFacts } from './gate.js';
 import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
@@ -36,6 +40,7 @@ import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks, writtenLinks } from './page-checks.js';
 import { backOff, batchKey, readDreamState, succeeded, writeDreamState, type DreamState } from './state.js';
 import { readOnlyPages } from './ownership.js';
+import { isGeneratedPage } from '../vault/layout.js';
 
 export type DreamStatus = 'ok' | 'gated' | 'noop' | 'failed' | 'skipped' | 'dry-run';
 
@@ -273,16 +278,21 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       await removeWorktree(ctx.root, tree);
       await addWorktree(ctx.root, tree, base);
     };
-    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, now, emit, reset }, result);
+    const previousFailure = failureOf(state, dates, retrying);
+    const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, previousFailure, now, emit, reset }, result);
     result.llm = consolidated.llm;
     // The consolidator's account is its own words, never the run's record: marked, redacted, and put after the counts.
-    const ownWords = facts.length === 0 ? consolidated.summary : ownSummary(result.consolidator, consolidated.summary, ctx.config.llm.api_key_env);
+    const key = runKeyCheck(ctx);
+    const ownWords = facts.length === 0 ? consolidated.summary : ownSummary(result.consolidator, consolidated.summary, ctx.config.llm.api_key_env, key, tombstones);
     if (ownWords !== '') result.summary = ownWords;
     if ((consolidated.notRewritten ?? []).length > 0) result.outside = consolidated.notRewritten;
-    result.conflicts = consolidated.conflicts.length;
-    // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page.
+    // A conflict naming or stating a forgotten fact is not filed (its note would carry the text).
+    const conflicts = conflictsWithoutForgotten(consolidated.conflicts, tombstones);
+    result.conflicts = conflicts.length;
+    // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page, nor in a new page's name.
     const scrubbed = await removeForgottenLines(tree, tombstones);
-    result.forgotten = forgottenRemoved(forgottenBefore, scrubbed);
+    const named = await removeForgottenNames(tree, (await worktreeChanges(tree, base)).filter((c) => c.status === 'A').map((c) => c.path), tombstones);
+    result.forgotten = forgottenRemoved(forgottenBefore, scrubbed) + named.length;
     if (result.forgotten > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing or repeating forgotten facts` });
     failpoint('dream:after-consolidate');
     const written = new Set((await worktreeChanges(tree, base)).filter((c) => c.status !== 'D').map((c) => c.path));
@@ -303,7 +313,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     // for a page linked in from outside go uncited, to the inbox, so that run has work to show too. What a
     // run broke (a person's lines, a forgotten fact, a citation) is named before what it left undone.
     const work = facts.length > 0 && result.outside === undefined;
+    // The key first: another check's message may quote a line, and it must not quote the key.
     const problem =
+      (await keyWritten(tree, base, conflicts, key)) ??
       failure ??
       (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
@@ -313,7 +325,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (await forgottenLinesGone(tree, pages, tombstones)) ??
       citationsKept(citedBefore, await pageCitations(tree, tombstones), tombstones) ??
       (work ? placedShare(facts.length, result.placed, ctx.config.dream.min_placed_share) : null) ??
-      (await pageChecks(tree, ctx.root, base, pages, consolidated.conflicts, writtenLinks(facts))) ??
+      (await pageChecks(tree, ctx.root, base, pages, conflicts, writtenLinks(facts))) ??
       current.failure ??
       (await claimsCited(tree, ctx.root, base, pages));
     if (problem !== null) throw new CheckFailed(problem);
@@ -322,7 +334,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.uncited = uncited.length;
     result.summary = [runCounts(result), moved, ownWords].filter((part) => part !== null && part !== '').join('; ');
     await fileUncited(tree, run, uncited);
-    await fileConflicts(tree, run, consolidated.conflicts, new Map(facts.map((f) => [f.id, f.date])));
+    await fileConflicts(tree, run, conflicts, new Map(facts.map((f) => [f.id, f.date])));
     // The watermark never goes back: a batch of late facts below it leaves it where it was.
     const watermark = laterOf(journal.watermark, result.batch.to);
     await appendJournal(
@@ -355,7 +367,11 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       result.reason = 'nothing was changed: this is what the run would commit';
       return result;
     }
-    result.commit = await apply(ctx, tree, base, run, result);
+    const regenerate = async (): Promise<void> => {
+      await writeIndex(tree, run);
+      await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
+    };
+    result.commit = await apply(ctx, tree, base, run, result, tombstones, regenerate);
     if (retrying) {
       for (const date of dates) {
         delete state.skip_retries[date];
@@ -366,6 +382,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     } else {
       delete state.failures[batchKey(dates)];
       state.split = null;
+      state.last_failure = null;
       succeeded(state, now);
     }
     await writeDreamState(ctx.root, state);
@@ -380,6 +397,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     return fail(ctx, result, error, dates, state, now, dryRun);
   } finally {
     await removeWorktree(ctx.root, tree);
+    // The run's log keeps no forgotten text, whatever was forgotten before or during the run.
+    if (!dryRun) await withWriteLock(ctx.root, async () => scrubRunLogs(ctx.root, await readTombstones(ctx.root), [run])).catch(() => undefined);
   }
 }
 
@@ -402,6 +421,7 @@ interface RunInput {
   facts: Fact[];
   tombstones: Awaited<ReturnType<typeof readTombstones>>;
   readOnly: ReadonlySet<string>;
+  previousFailure: { check: string; message: string } | null;
   now: Date;
   emit: (event: DreamEvent) => void;
   /** Puts the scratch tree back as the run found it (before the offline consolidator takes over). */
@@ -452,6 +472,7 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
       tombstones: input.tombstones,
       owner: ctx.config.owner,
       readOnly: input.readOnly,
+      previousFailure: input.previousFailure,
       now: input.now,
       signal: controller.signal,
       search: deps.search,
@@ -471,6 +492,20 @@ async function runConsolidator(ctx: VaultContext, consolidator: Consolidator, de
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Why the previous try of these days failed (issue 26): the last failure when its batch overlaps this one (the
+ * same batch, or a half of it), or for a retry of a skipped day the reason it was skipped; else null.
+ */
+function failureOf(state: DreamState, dates: readonly string[], retrying: boolean): { check: string; message: string } | null {
+  const last = state.last_failure;
+  if (last !== null && dates.some((date) => date >= last.from && date <= last.to)) return { check: last.check, message: last.message };
+  if (!retrying) return null;
+  const reason = dates.map((date) => state.skip_reasons[date]).find((r) => r !== undefined);
+  if (reason === undefined) return null;
+  const colon = reason.indexOf(': ');
+  return colon < 0 ? { check: 'unknown', message: reason } : { check: reason.slice(0, colon), message: reason.slice(colon + 2) };
 }
 
 function laterOf(watermark: string | null, date: string): string {
@@ -509,6 +544,7 @@ async function fail(ctx: VaultContext, result: DreamResult, error: CheckFailed, 
   backOff(state, now);
   result.retry_at = state.retry_at!;
   // A page edited while the run went is no fault of the batch: the next run simply redoes it.
+  if (error.failure.check !== 'apply') state.last_failure = { from: dates[0]!, to: dates.at(-1)!, check: error.failure.check, message: error.message };
   if (error.failure.check === 'apply') {
     await writeDreamState(ctx.root, state);
     return result;
@@ -577,14 +613,32 @@ async function failRetry(ctx: VaultContext, result: DreamResult, error: CheckFai
 }
 
 /** Copies the checked result into the vault and commits it: the only moment the vault changes. */
-async function apply(ctx: VaultContext, tree: string, base: string, run: string, result: DreamResult): Promise<string | null> {
-  const changes = await worktreeChanges(tree, base);
+async function apply(ctx: VaultContext, tree: string, base: string, run: string, result: DreamResult, known: TombstoneSet, regenerate: () => Promise<void>): Promise<string | null> {
   return withWriteLock(ctx.root, async (lock) => {
+    // The tombstones as they are now, under the write lock (issue 30): a forget made while the run went is
+    // honoured by this commit. Its lines go from the run's pages, its pages by name, and MEMORY.md and
+    // index.md are made again from what is left.
+    const fresh = await readTombstones(ctx.root);
+    const late = fresh.entries.length !== known.entries.length;
+    if (late) {
+      const created = (await worktreeChanges(tree, base)).filter((c) => c.status === 'A').map((c) => c.path);
+      const scrubbed = await removeForgottenLines(tree, fresh);
+      const named = await removeForgottenNames(tree, created, fresh);
+      result.forgotten += scrubbed.reduce((n, s) => n + s.lines, 0) + named.length;
+      await regenerate();
+      result.pages = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream).pages;
+      const left = await forgottenLinesGone(tree, result.pages, fresh);
+      if (left !== null) throw new CheckFailed({ check: 'apply', message: `${left.message} after a forget made while the run went; the run will be redone` });
+      if (result.summary !== undefined && forgetMatcher(fresh).matches(result.summary)) result.summary = runCounts(result);
+    }
+    const changes = await worktreeChanges(tree, base);
     for (const change of changes) {
       const before = await showFile(ctx.root, base, change.path);
       const now = await readFile(path.join(ctx.root, change.path)).catch(() => null);
       const same = before === null ? now === null : now !== null && before.equals(now);
-      if (!same) throw new CheckFailed({ check: 'apply', message: `${change.path} was edited while the dream ran; the run will be redone from the edit` });
+      // What a forget did meanwhile (lines taken off, MEMORY.md made again) is in the run's tree too.
+      const forgetsEdit = late && now !== null && before !== null && (isGeneratedPage(change.path) || now.toString('utf8') === scrubForgotten(before.toString('utf8'), fresh).content);
+      if (!same && !forgetsEdit) throw new CheckFailed({ check: 'apply', message: `${change.path} was edited while the dream ran; the run will be redone from the edit` });
     }
     const request = commitRequest(result, run, changes.map((c) => c.path));
     // Written before the first copy, removed after the commit: a crash in between is finished by the next writer.
@@ -657,9 +711,12 @@ function runCounts(result: DreamResult): string {
 const MAX_OWN_SUMMARY = 500;
 
 /** The consolidator's summary as its own words: one line, capped, secrets redacted, marked as whose it is. */
-function ownSummary(consolidator: DreamResult['consolidator'], summary: string, keyEnv: string): string {
+function ownSummary(consolidator: DreamResult['consolidator'], summary: string, keyEnv: string, key: KeyCheck, tombstones: TombstoneSet): string {
   let text = redact(summary.replace(/\s+/g, ' ').trim(), { keyEnvNames: [keyEnv] });
   if (text === '') return '';
+  // A key in an encoding or in pieces, or a forgotten fact, takes the whole summary out of the commit.
+  if (key.holds(text)) text = '[redacted: it held a secret, encoded or in pieces]';
+  else if (forgetMatcher(tombstones).matches(text)) text = '[left out: it stated a forgotten fact]';
   if (text.length > MAX_OWN_SUMMARY) text = `${text.slice(0, MAX_OWN_SUMMARY - 1)}…`;
   return consolidator === 'llm' ? `the model's summary (its own words): "${text}"` : `the ${consolidator ?? 'offline'} consolidator's summary: ${text}`;
 }
@@ -689,3 +746,38 @@ async function copyUncommitted(root: string, tree: string): Promise<void> {
   }
 }
 
+
+/** The key check for this run: the configured key's value and a base URL's password (key-check.ts). */
+function runKeyCheck(ctx: VaultContext): KeyCheck {
+  const { llm } = ctx.config;
+  let password: string | undefined;
+  try {
+    password = llm.base_url === null ? undefined : decodeURIComponent(new URL(llm.base_url).password);
+  } catch {
+    password = undefined;
+  }
+  return keyCheck([ctx.env[llm.api_key_env], password]);
+}
+
+/**
+ * The key check over what the run wrote (issue 30): each changed file's path and content (frontmatter, body,
+ * the inbox) and each conflict to be filed, alone and joined (a key split across two writes). The message names
+ * the page, never the key.
+ */
+async function keyWritten(tree: string, base: string, conflicts: readonly { subject: string; note: string }[], key: KeyCheck): Promise<CheckFailure | null> {
+  const changes = (await worktreeChanges(tree, base)).filter((c) => c.status !== 'D');
+  const texts: string[] = [];
+  const where: string[] = [];
+  for (const change of changes) {
+    texts.push(change.path, await readFile(path.join(tree, change.path), 'utf8'));
+    where.push(`the path of a page`, change.path);
+  }
+  for (const c of conflicts) {
+    texts.push(`${c.subject}\n${c.note}`);
+    where.push('a conflict note');
+  }
+  const at = keyIn(key, texts);
+  if (at === null) return null;
+  const place = at < 0 ? 'two of its writes taken together' : where[at]!;
+  return { check: 'secret', message: `${place} holds the API key (or an encoding or piece of it); nothing is written` };
+}

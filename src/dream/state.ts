@@ -40,6 +40,8 @@ const DreamState = z.object({
   skip_split: z.number().int().min(1).nullable().default(null),
   /** When the last retry of skipped days ran (the daemon retries them once a day). */
   last_skip_retry_at: z.string().nullable().default(null),
+  /** The last failed try's batch and the check it failed: the next try of those days tells the model why (issue 26). */
+  last_failure: z.object({ from: z.string(), to: z.string(), check: z.string(), message: z.string() }).nullable().default(null),
 });
 export type DreamState = z.infer<typeof DreamState>;
 

@@ -16,11 +16,12 @@ import { pageWriteTarget } from '../vault/confine.js';
 import { withoutForgottenLines } from './lines.js';
 import { localStamp } from '../core/clock.js';
 import { removeForgottenLines } from '../dream/forgotten.js';
+import { scrubRunLogs } from '../dream/agent/runlog.js';
 import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
-import { appendTombstones, hashedText, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
+import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
 
 export type ForgetTarget = { id: string } | { match: string };
 
@@ -84,8 +85,10 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     const fresh = matched.filter((f) => !tombstones.hasId(f.id));
     const at = (options.now ?? new Date()).toISOString();
     const entries: Tombstone[] = fresh.map((f) => ({
+      // The normalized text (DESIGN §5): the log keeps the text anyway, and a reworded repeat is matched by it
+      // (dream/forget-match.ts); `purge` turns the entry into a hash when it erases the text everywhere.
       id: f.id,
-      ...hashedText(f.text),
+      text: normalizeText(f.text),
       at,
       ...(options.reason === undefined ? {} : { reason: options.reason }),
     }));
@@ -103,6 +106,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     const intended = entries.length > 0 || holding.length > 0;
     if (intended) await writeAppendIntent(lock, [TOMBSTONES_FILE, ...holding, MEMORY_FILE]);
     const scrubbed = await removeForgottenLines(ctx.root, all);
+    // The dream's run logs (not committed) keep no forgotten text either.
+    await scrubRunLogs(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
     const memory =
       entries.length === 0 && scrubbed.length === 0

@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/dream/journal.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { call, toolResults, tools, useFakeLlm, type ChatRequest, type FakeLlm, type Step } from '../helpers/fake-llm.js';
-import { useTempDir, writeTree } from '../helpers/tmp.js';
-import { git, gitStatus, initVault } from '../helpers/vault.js';
+import { useTempDir } from '../helpers/tmp.js';
+import { git, gitStatus, makeLoggedVault } from '../helpers/vault.js';
 
 const tempDir = useTempDir();
 const startLlm = useFakeLlm();
@@ -64,13 +64,7 @@ interface LoggedFact {
 }
 
 /** A vault with the given logs, committed by a person; full-text search only. */
-async function makeVault(logs: Record<string, string>, config = ''): Promise<string> {
-  const root = await initVault(await tempDir());
-  await writeTree(root, { ...logs, '.vaultkeeper/config.yaml': `timezone: UTC\nindex:\n  embedder: none\n${config}` });
-  await git(root, ['add', '--all']);
-  await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'logs']);
-  return root;
-}
+const makeVault = (logs: Record<string, string>, config = ''): Promise<string> => makeLoggedVault(tempDir, logs, config);
 
 const llmEnv = (server: FakeLlm): Record<string, string> => ({
   VAULTKEEPER_LLM_BASE_URL: server.baseUrl,

@@ -16,7 +16,7 @@ import { readJournal } from '../../src/dream/journal.js';
 import { CLI, runCli, runJson } from '../helpers/cli.js';
 import { call, tools, useFakeLlm } from '../helpers/fake-llm.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
-import { git, gitStatus, initVault } from '../helpers/vault.js';
+import { git, gitStatus, makeLoggedVault } from '../helpers/vault.js';
 
 const tempDir = useTempDir();
 const startLlm = useFakeLlm();
@@ -56,13 +56,7 @@ interface RememberJson {
 }
 
 /** A vault with the given logs, committed by a person; full-text search only. */
-async function makeVault(logs: Record<string, string>, config = ''): Promise<string> {
-  const root = await initVault(await tempDir());
-  await writeTree(root, { ...logs, '.vaultkeeper/config.yaml': `timezone: UTC\nindex:\n  embedder: none\n${config}` });
-  await git(root, ['add', '--all']);
-  await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'logs']);
-  return root;
-}
+const makeVault = (logs: Record<string, string>, config = ''): Promise<string> => makeLoggedVault(tempDir, logs, config);
 
 /** Fact ids cited on the wiki pages (outside logs/, hidden folders and the root files), by page. */
 async function citations(root: string): Promise<Map<string, string>> {

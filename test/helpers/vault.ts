@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { CONFIG_CACHE_FILE } from '../../src/core/config-cache.js';
 import { runCli, type CliOptions, type CliResult } from './cli.js';
+import { writeTree } from './tmp.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -36,6 +37,23 @@ export async function initVault(dir: string, options: CliOptions = {}): Promise<
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return root;
+}
+
+/**
+ * A vault in a fresh folder of `dir()` with the given files (logs, pages) and `.vaultkeeper/config.yaml` (UTC,
+ * full-text search only, then `config`), committed by a person ("Ana", no vaultkeeper trailer): the dream tests' start.
+ */
+export async function makeLoggedVault(dir: () => Promise<string>, files: Record<string, string>, config = ''): Promise<string> {
+  const root = await initVault(await dir());
+  await writeTree(root, { ...files, '.vaultkeeper/config.yaml': `timezone: UTC\nindex:\n  embedder: none\n${config}` });
+  await commitAsPerson(root, 'logs');
+  return root;
+}
+
+/** Commits everything in `root` as a person would (no vaultkeeper trailer), with `message`. */
+export async function commitAsPerson(root: string, message: string): Promise<void> {
+  await git(root, ['add', '--all']);
+  await git(root, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', message]);
 }
 
 /** Asserts an error exit: exactly one line on stderr, starting `vaultkeeper: `, and nothing on stdout. */

@@ -23,6 +23,8 @@ export interface PromptInput {
   dates: readonly string[];
   facts: readonly Fact[];
   now: Date;
+  /** Why the previous try of these days failed its checks: said in the first message, so the retry does not repeat it. */
+  previousFailure?: { check: string; message: string } | null | undefined;
 }
 
 export interface Prompt {
@@ -78,7 +80,7 @@ export async function buildPrompt(input: PromptInput): Promise<Prompt> {
 }
 
 /** The run's first message: the batch's dates and how many facts each holds, never the facts' text. */
-export function batchMessage(input: Pick<PromptInput, 'dates' | 'facts' | 'now'>): string {
+export function batchMessage(input: Pick<PromptInput, 'dates' | 'facts' | 'now' | 'previousFailure'>): string {
   const counts = new Map<string, number>(input.dates.map((date) => [date, 0]));
   for (const fact of input.facts) counts.set(fact.date, (counts.get(fact.date) ?? 0) + 1);
   const lines = input.dates.map((date) => {
@@ -92,5 +94,17 @@ export function batchMessage(input: Pick<PromptInput, 'dates' | 'facts' | 'now'>
     ...lines,
     '',
     `${input.facts.length} facts in all. Call read_log for each date (e.g. read_log({"date":"${first}"})), place every fact on a wiki page with its citation, and call finish when every fact of the batch is cited.`,
+    ...retryNote(input.previousFailure ?? null),
   ].join('\n');
+}
+
+/** Longest a failed check's message may run in the retry's prompt. */
+const MAX_FAILURE_CHARS = 600;
+
+/** For a retry: the check the previous try failed and its message, brief, so the model does not fail it again. */
+function retryNote(failure: { check: string; message: string } | null): string[] {
+  if (failure === null) return [];
+  const message = failure.message.replace(/\s+/g, ' ').trim();
+  const brief = message.length > MAX_FAILURE_CHARS ? `${message.slice(0, MAX_FAILURE_CHARS - 1)}…` : message;
+  return ['', `The previous try of these days failed the runner's check ${failure.check} and was rolled back: ${brief}. Do not repeat it: this try is held to the same checks.`];
 }

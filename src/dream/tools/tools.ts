@@ -17,6 +17,7 @@ import { isReadOnlyPage, type PageOwner } from '../ownership.js';
 import { parsePage } from '../../pages/parse.js';
 import { durableLines, factIndex } from '../memory.js';
 import { writeFileAtomic } from './atomic.js';
+import { keyCheck, type KeyCheck } from '../key-check.js';
 import { isPagePath, resolveLogPath, resolveWikiFolder, resolveWikiPath, type Resolved } from './guard.js';
 
 export interface ToolLimits {
@@ -178,6 +179,8 @@ interface State {
   finished: null | { summary: string };
   bytesWritten: number;
   tombstones?: Promise<TombstoneSet>;
+  /** The key check (key-check.ts) for the run's secrets: plain, reversed, base64, spaced, in pieces. */
+  key: KeyCheck;
 }
 
 type Handlers = { [N in ToolName]: (args: z.output<(typeof schemas)[N]>, state: State) => Promise<ToolResult> };
@@ -208,8 +211,8 @@ function countMatches(text: string, needle: string): number {
 async function writePage(state: State, target: Extract<Resolved, { ok: true }>, content: string, before: string | null): Promise<ToolResult> {
   const problem = checkPageContent(content, state.limits.maxPageBytes);
   if (problem !== null) return fail(`${target.rel} was not written: ${problem}`);
-  if ((state.ctx.secrets ?? []).some((secret) => secret !== '' && content.includes(secret))) {
-    return fail(`${target.rel} was not written: it holds the API key of this run; write the page without it`);
+  if (state.key.holds(content) || state.key.holds(target.rel)) {
+    return fail(`the page was not written: its ${state.key.holds(target.rel) ? 'path' : 'content'} holds the API key of this run (or an encoding or piece of it); write the page without it`);
   }
   if (content === before) return ok({ path: target.rel, unchanged: true });
   const bytes = Buffer.byteLength(content, 'utf8');
@@ -374,6 +377,7 @@ const handlers: Handlers = {
   },
 
   async flag_conflict({ subject, fact_ids: ids, note }, state) {
+    if (state.key.holds(`${subject}\n${note}`)) return fail('the conflict was not flagged: it holds the API key of this run (or an encoding or piece of it); flag it without it');
     const conflict: Conflict = { subject, fact_ids: ids.map((id) => id.replace(/^\^/, '')), note };
     state.conflicts.push(conflict);
     return ok({ flagged: conflict, conflicts: state.conflicts.length });
@@ -459,6 +463,7 @@ export function createToolbox(context: ToolContext): Toolbox {
     conflicts: [],
     finished: null,
     bytesWritten: 0,
+    key: keyCheck(context.secrets ?? []),
   };
   // Calls run one at a time, so the run's byte budget and the records stay exact even when a model
   // asks for several tools at once.
