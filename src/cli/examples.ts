@@ -30,6 +30,23 @@ const EXAMPLES: Record<string, string[]> = {
   'daemon status': ['vaultkeeper daemon status --json'],
   'daemon log': ['vaultkeeper daemon log --job dream --follow'],
   demo: ['vaultkeeper demo', 'vaultkeeper demo /tmp/vk-demo'],
+  sync: ['vaultkeeper sync --remote ~/Sync/memory.git   # once', 'vaultkeeper sync                              # then, on each machine'],
+  clone: ['vaultkeeper clone ~/Sync/memory.git ~/memory'],
+  purge: ['vaultkeeper purge f-7k2m9q0a1b --reason "a password"', 'vaultkeeper purge --match "door code" --yes --json'],
+  capture: ['vaultkeeper capture add claude-code --project ~/code/app', 'vaultkeeper capture list', 'vaultkeeper capture remove claude-code'],
+  'capture add': ['vaultkeeper capture add claude-code --project ~/code/app', 'vaultkeeper capture add codex'],
+  'capture list': ['vaultkeeper capture list --json'],
+  'capture remove': ['vaultkeeper capture remove claude-code --project ~/code/app'],
+  hooks: ['vaultkeeper hooks install claude-code', 'vaultkeeper hooks install gemini --project ~/code/app', 'vaultkeeper hooks uninstall claude-code'],
+  'hooks install': ['vaultkeeper hooks install claude-code', 'vaultkeeper hooks install codex --json'],
+  'hooks uninstall': ['vaultkeeper hooks uninstall claude-code'],
+  hook: ['echo \'{"cwd": "/home/me/code/app"}\' | vaultkeeper hook session-start --text'],
+  'hook session-start': ['echo \'{"cwd": "/home/me/code/app"}\' | vaultkeeper hook session-start --text --budget 800'],
+  'hook ingest': ['echo \'{"transcript_path": "/home/me/.claude/projects/-home-me-app/S.jsonl"}\' | vaultkeeper hook ingest --json'],
+  vaults: ['vaultkeeper vaults add work ~/memory-work', 'vaultkeeper vaults list'],
+  'vaults add': ['vaultkeeper vaults add work ~/memory-work'],
+  'vaults list': ['vaultkeeper vaults list --json'],
+  'vaults remove': ['vaultkeeper vaults remove work'],
 };
 
 /** Adds the examples to `program` and every command under it. */

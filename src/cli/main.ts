@@ -243,7 +243,6 @@ function build(only: string | null = null): Command {
     .description("pull and push the vault's git remote: the same memory on several machines (logs merge line by line, only one machine dreams)")
     .option('--remote <url>', 'set the remote first (a bare git repository or any git URL)')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  vaultkeeper sync --remote ~/Sync/memory.git   # once\n  vaultkeeper sync                              # then, on each machine')
     .action(async (opts, command: Command) => (await import('./commands/sync.js')).run(opts, globals(command)));
 
   if (want('clone')) program
@@ -252,7 +251,6 @@ function build(only: string | null = null): Command {
     .argument('<remote>', 'the remote the other machine syncs with')
     .argument('<path>', 'the folder for the vault')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  vaultkeeper clone ~/Sync/memory.git ~/memory')
     .action(async (remote: string, target: string, opts) => (await import('./commands/sync.js')).clone(remote, target, opts));
 
   if (want('merge-file')) program
@@ -273,8 +271,7 @@ function build(only: string | null = null): Command {
   if (want('capture')) {
     const capture = program
       .command('capture')
-      .description('which agents\' transcripts the daemon\'s session watcher reads: nothing unless named here')
-      .addHelpText('after', '\nExamples:\n  vaultkeeper capture add claude-code --project ~/code/app\n  vaultkeeper capture list\n  vaultkeeper capture remove claude-code');
+      .description('which agents\' transcripts the daemon\'s session watcher reads: nothing unless named here');
     capture
       .command('add')
       .description('capture an agent\'s sessions (claude-code, codex, gemini, openclaw, cursor, aider, continue), of one project with --project')
@@ -299,8 +296,7 @@ function build(only: string | null = null): Command {
   if (want('hooks')) {
     const hooks = program
       .command('hooks')
-      .description('install vaultkeeper into an agent\'s own hooks: memory at session start, the session ingested at its end (see docs/integrations.md)')
-      .addHelpText('after', '\nExamples:\n  vaultkeeper hooks install claude-code\n  vaultkeeper hooks install gemini --project ~/code/app\n  vaultkeeper hooks uninstall claude-code');
+      .description('install vaultkeeper into an agent\'s own hooks: memory at session start, the session ingested at its end (see docs/integrations.md)');
     hooks
       .command('install')
       .description('write the hooks into the agent\'s settings (claude-code, codex, gemini) and capture its sessions; idempotent')
@@ -324,14 +320,12 @@ function build(only: string | null = null): Command {
       .description('print MEMORY.md and the current project\'s context within a token budget, as the hook JSON agents read')
       .option('--budget <tokens>', 'at most this many tokens, estimated at 4 characters each (default 1500)', parsePositiveInt)
       .option('--text', 'print the plain text instead of the hook JSON')
-      .addHelpText('after', '\nExample:\n  echo \'{"cwd": "/home/me/code/app"}\' | vaultkeeper hook session-start --text')
       .action(async (opts, command: Command) => (await import('./commands/hook.js')).sessionStart(opts, globals(command)));
     hook
       .command('ingest')
       .description('extract the new lines of the session named by the hook\'s transcript_path now (only a captured one); prints nothing')
       .option('--offline', 'use the offline rules even when an LLM is configured')
       .option('--json', 'print the outcome as JSON')
-      .addHelpText('after', '\nExample:\n  echo \'{"transcript_path": "/home/me/.claude/projects/-home-me-app/S.jsonl"}\' | vaultkeeper hook ingest --json')
       .action(async (opts, command: Command) => (await import('./commands/hook.js')).ingest(opts, globals(command)));
   }
 
