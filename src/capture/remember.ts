@@ -100,7 +100,8 @@ export async function remember(ctx: VaultContext, given: readonly FactInput[], o
 
   return withWriteLock(ctx.root, async (lock) => {
     await finishInterrupted(lock, ctx.config);
-    const batches = [...byBatch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, batch]) => batch);
+    // In the order the facts came (an import of an export keeps the file's order, whatever the batches' times).
+    const batches = [...byBatch.values()];
     const allDates = [...new Set(batches.map((b) => b.date))];
     // What a crash leaves uncommitted in these logs is this command's, not lines a person typed (intent.ts).
     if (allDates.length > 0) await writeAppendIntent(lock, allDates.map(logRelPath));

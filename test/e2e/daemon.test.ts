@@ -30,7 +30,7 @@ describe('daemon', () => {
       return s.jobs.health !== undefined ? s : null;
     }, 'the first tick');
     expect(status.daemon).toEqual({ running: true, pid: startedJson.pid });
-    expect(Object.keys(status.jobs).sort()).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote', 'retry-skipped']);
+    expect(Object.keys(status.jobs).sort()).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote', 'retry-skipped', 'sync']);
 
     const second = await runCli(['--vault', root, 'daemon', 'start', '--background']);
     expect(second.code).toBe(1);

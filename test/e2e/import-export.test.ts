@@ -172,13 +172,13 @@ describe('vaultkeeper export', () => {
     await importInto(root, 'claude-ai');
     await runJson(vk('remember', 'home city:: Lisbon', '-t', 'home', '--date', '2024-03-12', '--source', 'me'), { env: ENV });
     await runJson(vk('remember', 'Prefers vegetarian food', '--date', '2024-03-12'), { env: ENV });
-    const forgotten = await runJson<{ facts: { id: string }[] }>(vk('remember', 'The door code is 4417', '--date', '2024-03-12'), { env: ENV });
+    const forgotten = await runJson<{ facts: { id: string }[] }>(vk('remember', 'Ana is planning a surprise party for Ben', '--date', '2024-03-12'), { env: ENV });
     await runJson(vk('forget', forgotten.facts[0]!.id), { env: ENV });
     const dream = await runJson<{ status: string }>(vk('dream', '--force'), { env: ENV });
     expect(dream.status).toBe('ok');
 
     const facts = await exportJsonl(root);
-    expect(facts.map((f) => f.text)).not.toContain('The door code is 4417');
+    expect(facts.map((f) => f.text)).not.toContain('Ana is planning a surprise party for Ben');
     expect(facts.map((f) => f.text)).toContain('home city:: Lisbon');
     // The same text from two sources on one day is two facts.
     expect(facts.filter((f) => f.text === 'Prefers vegetarian food')).toHaveLength(2);

@@ -97,7 +97,7 @@ describe('status: what will happen', () => {
     }
     expect(status, 'the first tick').not.toBeNull();
     const jobs = new Map(status!.schedule.map((j) => [j.job, j]));
-    expect([...jobs.keys()]).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote', 'retry-skipped']);
+    expect([...jobs.keys()]).toEqual(['digest', 'dream', 'extract', 'health', 'index', 'promote', 'retry-skipped', 'sync']);
     const dreamJob = jobs.get('dream')!;
     // The dream job runs every 15 minutes: its next run is the next gate check.
     expect(Date.parse(dreamJob.next_run_at!) - Date.parse(dreamJob.last_run_at!)).toBe(15 * 60_000);

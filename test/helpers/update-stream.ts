@@ -296,7 +296,8 @@ export function generateUpdateStream(options: { seed?: number; first?: string; d
     const fact = add(day, 'am', { text, category: 'fact', tags }, 't');
     forgets.push({ when, date: days[day]!, target: { ref: fact.ref }, refs: [fact.ref], texts: [text] });
   };
-  secret(clamp(2), 'Ana shared her bank PIN 4417 by mistake', ['ana'], 'before');
+  // A confidence, not a credential: a PIN said here would be redacted before it reached the log (src/secrets/).
+  secret(clamp(2), 'Ana mentioned her bank overdraft by mistake', ['ana'], 'before');
   secret(clamp(33), 'Esme mentioned a confidential layoff plan at Zephyrcorp', ['esme'], 'before');
   secret(clamp(6), 'Bruno is secretly interviewing at Quuxlabs', ['bruno'], 'after');
   secret(clamp(20), 'The Cygnus budget overrun is 38 percent', ['project-cygnus'], 'after');
