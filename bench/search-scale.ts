@@ -15,6 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,26 +28,24 @@ import { progress } from './report.js';
 import { markdownTable, ms, summarize, type Summary } from './stats.js';
 import { setEmbedder } from './vaults.js';
 
-const { values } = parseArgs({
-  options: {
-    facts: { type: 'string', default: '10000,100000' },
-    dir: { type: 'string' },
-    rounds: { type: 'string', default: '5' },
-    'cli-runs': { type: 'string', default: '10' },
-    'mcp-runs': { type: 'string', default: '60' },
-    out: { type: 'string' },
-    /** Only generate and index the vaults (ours and qmd's), measuring nothing: to prepare the large ones ahead. */
-    prepare: { type: 'boolean', default: false },
-  },
-});
-if (values.dir === undefined) throw new Error('--dir PATH: where the generated vaults are kept between runs');
+/** What a run measures: the vault sizes, where the vaults are kept, and how many runs each step takes. */
+export interface ScaleSettings {
+  facts: number[];
+  dir: string;
+  rounds: number;
+  cliRuns: number;
+  mcpRuns: number;
+  /** Only generate and index the vaults (ours and qmd's), measuring nothing: to prepare the large ones ahead. */
+  prepare?: boolean;
+}
+
 const FACTS_PER_DAY = 200;
 const QUERIES = benchQueries(42, 40);
 const env: NodeJS.ProcessEnv = { ...process.env, LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? '2' };
 delete env.NODE_EXTRA_CA_CERTS;
 const withQmd = Boolean(process.env.QMD_BIN && process.env.QMD_NODE && process.env.QMD_SDK);
 
-interface ScaleRow {
+export interface ScaleRow {
   facts: number;
   rows: number;
   inProcess: { ours: Summary; floor: Summary; qmd: Summary | null; vsQmd: number | null; vsFloor: number };
@@ -55,8 +54,8 @@ interface ScaleRow {
 }
 
 /** A vault of `facts` facts, generated, committed and indexed once (a marker file says it is whole). */
-async function vaultOf(facts: number): Promise<string> {
-  const root = path.join(values.dir!, `v${facts}`);
+async function vaultOf(dir: string, facts: number): Promise<string> {
+  const root = path.join(dir, `v${facts}`);
   if (existsSync(path.join(root, '.scale-ready'))) return root;
   progress(`bench: scale: generating ${facts} facts`);
   execFileSync('rm', ['-rf', root]);
@@ -72,7 +71,7 @@ async function vaultOf(facts: number): Promise<string> {
 }
 
 /** In process: ours, the floor and qmd's in turn each round (the order rotates), every query once per round. */
-async function inProcess(root: string, qmdDb: string | null): Promise<ScaleRow['inProcess'] & { rows: number }> {
+async function inProcess(root: string, qmdDb: string | null, rounds: number): Promise<ScaleRow['inProcess'] & { rows: number }> {
   const vault = await openVault({ vault: root, env });
   const options = { k: 10, refresh: false, recordRecall: false } as const;
   const fields = await readIndexFields(path.join(root, '.vaultkeeper', 'index'));
@@ -101,7 +100,7 @@ async function inProcess(root: string, qmdDb: string | null): Promise<ScaleRow['
       async () => floors.push(await time((q) => floor.search(q, 10))),
       async () => qmd !== null && qmds.push(await qmd.round()),
     ];
-    for (let round = 0; round < Number(values.rounds); round++) {
+    for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < sides.length; i++) await sides[(i + round) % sides.length]!();
     }
   } finally {
@@ -172,27 +171,30 @@ async function mcp(root: string, runs: number): Promise<ScaleRow['mcp']> {
   }
 }
 
-const rows: ScaleRow[] = [];
-for (const facts of values.facts.split(',').map(Number)) {
-  const root = await vaultOf(facts);
-  const qmd = withQmd ? await qmdFor(root) : null;
-  if (values.prepare) continue;
-  progress(`bench: scale: ${facts} facts in process`);
-  const { rows: count, ...inProc } = await inProcess(root, qmd?.dbPath ?? null);
-  progress(`bench: scale: ${facts} facts CLI`);
-  let q = 0;
-  const cli = await paired(
-    Number(values['cli-runs']),
-    () => runCli(['--vault', root, 'search', QUERIES[q % QUERIES.length]!, '--json'], { env }),
-    qmd && (() => qmd.run(['search', QUERIES[q % QUERIES.length]!, '--json', '-n', '10'])),
-    async () => void q++,
-  );
-  progress(`bench: scale: ${facts} facts MCP`);
-  const server = await mcp(root, Number(values['mcp-runs']));
-  rows.push({ facts, rows: count, inProcess: inProc, cli, mcp: server });
-  print(render(rows));
+/** Each size in turn: its vault (generated and indexed once), then in process, the CLI and MCP; `onRow` after each. */
+export async function measureSearchScale(settings: ScaleSettings, onRow: (rows: readonly ScaleRow[]) => void = () => undefined): Promise<ScaleRow[]> {
+  const rows: ScaleRow[] = [];
+  for (const facts of settings.facts) {
+    const root = await vaultOf(settings.dir, facts);
+    const qmd = withQmd ? await qmdFor(root) : null;
+    if (settings.prepare) continue;
+    progress(`bench: scale: ${facts} facts in process`);
+    const { rows: count, ...inProc } = await inProcess(root, qmd?.dbPath ?? null, settings.rounds);
+    progress(`bench: scale: ${facts} facts CLI`);
+    let q = 0;
+    const cli = await paired(
+      settings.cliRuns,
+      () => runCli(['--vault', root, 'search', QUERIES[q % QUERIES.length]!, '--json'], { env }),
+      qmd && (() => qmd.run(['search', QUERIES[q % QUERIES.length]!, '--json', '-n', '10'])),
+      async () => void q++,
+    );
+    progress(`bench: scale: ${facts} facts MCP`);
+    const server = await mcp(root, settings.mcpRuns);
+    rows.push({ facts, rows: count, inProcess: inProc, cli, mcp: server });
+    onRow(rows);
+  }
+  return rows;
 }
-if (values.out !== undefined) await writeFile(values.out, render(rows));
 
 /** qmd over the vault's logs and pages, its index kept beside the vault (built once). */
 async function qmdFor(root: string): Promise<Awaited<ReturnType<typeof setUpQmd>>> {
@@ -224,15 +226,11 @@ async function setUpQmdLazily(base: string, root: string): Promise<Awaited<Retur
   return { run, cold: () => run(['collection', 'add', root, '--name', 'notes']), dbPath: path.join(home, 'cache', 'qmd', 'index.sqlite') };
 }
 
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
-
-function render(all: readonly ScaleRow[]): string {
+export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSettings): string {
   const ratio = (x: number | null): string => (x === null ? '—' : `${x.toFixed(2)}×`);
   return [
     `Measured ${new Date().toISOString().slice(0, 16)} UTC, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
-      `${QUERIES.length} queries (benchQueries(42, 40)), ${values.rounds} in-process rounds, ${values['cli-runs']} CLI pairs, ${values['mcp-runs']} MCP calls.`,
+      `${QUERIES.length} queries (benchQueries(42, 40)), ${settings.rounds} in-process rounds, ${settings.cliRuns} CLI pairs, ${settings.mcpRuns} MCP calls.`,
     '',
     markdownTable([
       ['facts (rows)', 'in process p50: ours / floor / qmd', '× qmd', '× floor', 'CLI no daemon p50: ours / qmd', '× qmd', 'MCP warm p50 / p95, RSS'],
@@ -247,4 +245,30 @@ function render(all: readonly ScaleRow[]): string {
       ]),
     ]),
   ].join('\n');
+}
+
+/** Run as a script (not imported by bench.ts): the flags above, the table to stdout and to --out. */
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      facts: { type: 'string', default: '10000,100000' },
+      dir: { type: 'string' },
+      rounds: { type: 'string', default: '5' },
+      'cli-runs': { type: 'string', default: '10' },
+      'mcp-runs': { type: 'string', default: '60' },
+      out: { type: 'string' },
+      prepare: { type: 'boolean', default: false },
+    },
+  });
+  if (values.dir === undefined) throw new Error('--dir PATH: where the generated vaults are kept between runs');
+  const settings: ScaleSettings = {
+    facts: values.facts.split(',').map(Number),
+    dir: values.dir,
+    rounds: Number(values.rounds),
+    cliRuns: Number(values['cli-runs']),
+    mcpRuns: Number(values['mcp-runs']),
+    prepare: values.prepare,
+  };
+  const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings)}\n`));
+  if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings));
 }
