@@ -11,6 +11,8 @@
  *   --dendron-runs 10  runs per step there      --dendron-data PATH  the notes (default ../shared/data/dendron-vault)
  *   --only large       only the 100k-fact vault's remember and rebuild (against qmd with QMD_BIN; see large.ts)
  *   --large-runs 3 --large-remembers 15
+ *   --only search-scale  search at 10k-1M facts: in process beside the floor and qmd, the CLI, warm MCP (search-scale.ts)
+ *   --scale-facts 10000,100000,300000,1000000 --scale-dir PATH (keeps the generated vaults for the next run)
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +33,7 @@ import { runCli, startCli, stopChild } from './child.js';
 import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { measureLarge, renderLarge } from './large.js';
+import { measureSearchScale, renderSearchScale } from './search-scale.js';
 import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
@@ -58,6 +61,8 @@ interface Settings {
   largeRuns: number;
   largeRemembers: number;
   backlogSizes: number[];
+  scaleFacts: number[];
+  scaleDir: string | null;
 }
 
 interface Failure {
@@ -159,6 +164,8 @@ function settings(): Settings {
       'large-runs': { type: 'string' },
       'large-remembers': { type: 'string' },
       'backlog-sizes': { type: 'string' },
+      'scale-facts': { type: 'string' },
+      'scale-dir': { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -188,6 +195,8 @@ function settings(): Settings {
     largeRuns: int(values['large-runs'], 3, 'large-runs'),
     largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
     backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
+    scaleFacts: (values['scale-facts'] ?? '10000,100000,300000,1000000').split(',').map((v) => int(v.trim(), 0, 'scale-facts')),
+    scaleDir: values['scale-dir'] ?? null,
   };
 }
 
@@ -208,7 +217,14 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large' && s.only !== 'dream-backlog') throw new Error(`--only takes 'dendron', 'large' or 'dream-backlog', got '${s.only}'`);
+    if (s.only !== null && !['dendron', 'large', 'dream-backlog', 'search-scale'].includes(s.only)) throw new Error(`--only takes 'dendron', 'large', 'dream-backlog' or 'search-scale', got '${s.only}'`);
+    if (s.only === 'search-scale') {
+      const scale = { facts: s.scaleFacts, dir: s.scaleDir ?? path.join(base, 'scale'), rounds: 5, cliRuns: 8, mcpRuns: 60 };
+      const markdown = `### Search at 10k to 1M facts\n\n${renderSearchScale(await measureSearchScale(scale), scale)}`;
+      print(markdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-search-scale', markdown);
+      return;
+    }
     if (s.only === 'dream-backlog') {
       const backlogMachine = machineInfo();
       const backlog = await attempt('the dream backlog', () => measureDreamBacklog(base, { sizes: s.backlogSizes, perDay: 200, env }));

@@ -4,15 +4,19 @@
  * p50, the mean and the CPU (main thread and LanceDB's together) per search. Run builds alternately in child
  * processes with bench/alternate-warm.py to compare them on a shared machine.
  *
- *   node dist-bench/bench/search-warm.js --build /tmp/base --vault V [--rounds 10]
+ *   node dist-bench/bench/search-warm.js --build /tmp/base --vault V [--rounds 10] [--queries generated]
+ *
+ * `--queries generated`: search-scale.ts's queries (benchQueries(42, 40)) for the generated vaults, instead of Dendron's.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type * as VaultModule from '#src/vault/vault.js';
-import { QUERIES } from './dendron.js';
+import { QUERIES as DENDRON_QUERIES } from './dendron.js';
+import { benchQueries } from './generate.js';
 
-const { values } = parseArgs({ options: { build: { type: 'string', default: '.' }, vault: { type: 'string' }, rounds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { build: { type: 'string', default: '.' }, vault: { type: 'string' }, rounds: { type: 'string', default: '10' }, queries: { type: 'string', default: 'dendron' } } });
+const QUERIES = values.queries === 'generated' ? benchQueries(42, 40) : DENDRON_QUERIES;
 if (values.vault === undefined) throw new Error('--vault PATH: an indexed vault (e.g. the Dendron notes built as the bench builds them)');
 const { openVault } = (await import(pathToFileURL(path.resolve(values.build, 'dist/vault/vault.js')).href)) as typeof VaultModule;
 const vault = await openVault({ vault: values.vault, env: process.env });

@@ -144,9 +144,11 @@ export async function search(
   const filtered = parsed.phrases.length > 0 || parsed.excluded.length > 0;
   const depth = Math.max(50, k * 5) * (filtered ? 4 : 1);
   const where = whereClause(options);
+  // The filters besides the archived flag, which the store applies as it finds best (store.ts).
+  const filter = { where: whereClause({ ...options, archived: true }), archived: options.archived ?? false };
   const terms = [...new Set([...parsed.terms, ...parsed.phrases.flatMap((p) => p.split(' '))])];
   const [textHits, vectorHits] = await Promise.all([
-    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, { where: whereClause({ ...options, archived: true }), archived: options.archived ?? false }, depth),
+    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, filter, depth),
     embedder === null
       ? Promise.resolve([] as Hit[])
       : embedder.embed([query]).then(async ([vector]) => {
@@ -162,7 +164,7 @@ export async function search(
     now: options.now ?? new Date(),
     query: parsed,
   });
-  const current = await supersede(store, scored, where);
+  const current = await supersede(store, scored, filter);
   const results = bound(distinct(rank(toUnits(current))), k, options).map(toResult);
   if (options.recordRecall ?? true) await recordSearch(ctx, query, options, results);
   return results;
@@ -236,10 +238,10 @@ export function fuse(
  * the newest when it was: a keyed line's few words outscore the plain sentence that changed it
  * ("home city:: Berlin", then "I moved to Lisbon last weekend"; text/state-change.ts).
  */
-async function supersede(store: IndexStore, scored: Scored[], where: string | null): Promise<Scored[]> {
+async function supersede(store: IndexStore, scored: Scored[], filter: { where: string | null; archived: boolean }): Promise<Scored[]> {
   const subjects = [...new Set(scored.filter((s) => s.hit.subject !== '').map((s) => s.hit.subject))];
   if (subjects.length === 0) return scored;
-  const newest = await store.newestKeyed(subjects, where);
+  const newest = await store.newestKeyed(subjects, filter);
   const found = new Map(scored.filter((s) => s.hit.subject !== '').map((s) => [s.hit.key, s.score]));
   return scored.map((entry) => {
     const current = entry.hit.subject === '' ? undefined : newest.get(entry.hit.subject);

@@ -13,6 +13,7 @@ import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arr
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
+import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -59,6 +60,8 @@ export class IndexStore {
    * rarely needs a second fetch. It changes what a search costs, never what it finds.
    */
   private readonly fetchFactor = { text: 0, vector: 0 };
+  /** Each keyed subject's newest row, for a warm process's searches (newestKeyed). */
+  private readonly keyedRows = new KeyedRows();
 
   private constructor(
     private readonly db: Connection,
@@ -138,6 +141,9 @@ export class IndexStore {
     const builds = [
       () => table.createIndex('key', { config: Index.btree() }),
       () => table.createIndex('path', { config: Index.btree() }),
+      // A search looks up the newest row of each keyed subject it found (newestKeyed): by this index, not a scan of
+      // the column, whose cost grew with the vault (11 ms a query at 100k rows, 64 ms at 1M; docs/benchmarks.md).
+      () => table.createIndex('subject', { config: Index.btree() }),
       () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
       () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
     ];
@@ -240,21 +246,24 @@ export class IndexStore {
 
   /**
    * For each subject, the newest row that states it (latest date, then latest line: the later-written): keyed facts,
-   * and facts or dated page statements that state a change of state in plain English (projection.ts).
+   * and facts or dated page statements that state a change of state in plain English (projection.ts). `where` holds
+   * the filters besides the archived flag, as in fullText; without any, a warm process answers from the subjects'
+   * newest rows it keeps for the table's version (newest-keyed.ts), since the table rarely changes between searches.
    */
-  async newestKeyed(subjects: readonly string[], where: string | null): Promise<Map<string, { date: string; line: number; key: string }>> {
-    const newest = new Map<string, { date: string; line: number; key: string }>();
-    if ((await this.current()) === null || subjects.length === 0) return newest;
-    const filter = [`subject IN (${subjects.map(sqlString).join(', ')})`, ...(where === null ? [] : [where])].join(' AND ');
-    const KEYED = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
-    const c = await fetchColumns(this.table!.query().where(filter).select(Object.keys(KEYED)), KEYED);
-    for (let i = 0; i < c.key!.length; i++) {
-      const row = { date: String(c.date![i] ?? ''), line: Number(c.line![i]), key: String(c.key![i]) };
-      const subject = String(c.subject![i]);
-      const best = newest.get(subject);
-      if (best === undefined || row.date > best.date || (row.date === best.date && row.line > best.line)) newest.set(subject, row);
+  async newestKeyed(subjects: readonly string[], filter: { where: string | null; archived: boolean }): Promise<Map<string, KeyedRow>> {
+    if ((await this.current()) === null || subjects.length === 0) return new Map();
+    const where = [...(filter.where === null ? [] : [filter.where]), ...(filter.archived ? [] : ['archived = false'])];
+    const read = async (subjectFilter: string): Promise<Array<KeyedRow & { subject: string }>> => {
+      const KEYED = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
+      const c = await fetchColumns(this.table!.query().where([subjectFilter, ...where].join(' AND ')).select(Object.keys(KEYED)), KEYED);
+      return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
+    };
+    if (filter.where === null) {
+      const version = `${await this.table!.version()}:${await this.table!.countRows()}`;
+      const held = await this.keyedRows.newest(version, filter.archived, subjects, () => read("subject != ''"));
+      if (held !== null) return held;
     }
-    return newest;
+    return newestBySubject(await read(`subject IN (${subjects.map(sqlString).join(', ')})`));
   }
 
   /**

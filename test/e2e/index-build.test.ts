@@ -24,7 +24,7 @@ interface SearchJson {
 }
 
 describe('a rebuild', () => {
-  it('builds the key, path and both full-text indices over every row, and each answers', async () => {
+  it('builds the key, path and subject indices and both full-text indices over every row, and each answers', async () => {
     const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: FILES });
     const root = vault.root;
     const first = await runJson<{ rows: number; rebuilt: string }>(['--vault', root, 'reindex', '--clear']);
@@ -32,7 +32,7 @@ describe('a rebuild', () => {
     expect(first.rows).toBeGreaterThanOrEqual(5);
 
     const indices = await readdir(path.join(root, '.vaultkeeper/index/rows.lance/_indices'));
-    expect(indices).toHaveLength(4);
+    expect(indices).toHaveLength(5);
     const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
     try {
       expect(await store.count()).toBe(first.rows);

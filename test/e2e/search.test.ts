@@ -1,4 +1,5 @@
 /** Search that answers questions (issue 9): query parsing, the context field, supersession, bounded page reads, scores. */
+import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { SearchResult } from '../../src/indexer/search.js';
 import type { Vault } from '../../src/vault/vault.js';
@@ -153,6 +154,22 @@ describe('current before superseded', () => {
     expect(old[0]!.score).toBeLessThan(0.5);
     await vault.close();
   });
+  it('keeps the newest keyed value current in a warm process after another process indexes a newer one', async () => {
+    const vault = await makeVault(await tempDir(), {
+      config: NONE,
+      files: { 'logs/2026-05-01.md': '# 2026-05-01\n\n## 09:00 · cli\n- [fact] home city:: Porto ^f-ccccccccc1\n' },
+    });
+    await vault.reindex();
+    // Searched again and again: from the second search on, the warm store answers from the subjects' rows it keeps.
+    for (let i = 0; i < 3; i++) expect(await ids(vault, 'home city')).toEqual(['f-ccccccccc1']);
+    await writeFile(`${vault.root}/logs/2026-06-10.md`, '# 2026-06-10\n\n## 09:00 · cli\n- [fact] home city:: Lisbon ^f-ccccccccc2\n');
+    await runCli(['--vault', vault.root, 'reindex', '--json']);
+    for (let i = 0; i < 3; i++) expect(await ids(vault, 'home city')).toEqual(['f-ccccccccc2', 'f-ccccccccc1']);
+    // With a filter the store looks the subject up as before, and agrees.
+    expect(await ids(vault, 'home city', { kind: 'fact' })).toEqual(['f-ccccccccc2', 'f-ccccccccc1']);
+    await vault.close();
+  });
+
   it('ranks a page line of History below one of Conflicts (the newest values, in dispute) after a dream', async () => {
     const page = [
       '# Ana',
