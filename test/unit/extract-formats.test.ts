@@ -70,6 +70,8 @@ describe('transcript formats, detected from the content alone', () => {
       ['assistant', 'Braga, noted.', '2026-06-15T20:00:09.000Z'],
       ['user', 'My daughter starts school in September', '2026-06-16T07:45:00.000Z'],
     ]);
+    // OpenClaw's own prompts (a /new session's start-up, a heartbeat) and the heartbeat's answer are not the person's.
+    expect(t.turns.map((turn) => turn.text).join('\n')).not.toMatch(/Session Startup|HEARTBEAT/);
   });
 
   it('Cursor markdown export: **User** and **Cursor** are two speakers, dated at the export', async () => {
@@ -109,7 +111,11 @@ describe('transcript formats, detected from the content alone', () => {
       ['assistant', "That's a lovely name."],
       ['user', 'I prefer tabs over spaces'],
       ['assistant', 'Tabs it is.'],
+      ['user', 'Rename the helper'],
+      ['assistant', 'Renamed, with an alias.'],
     ]);
+    // aider echoes a --message command line as one "> " entry whose later lines are unprefixed: its own output.
+    expect(t.turns[6]!.text).toBe('Rename the helper\n\nKeep the old name as an alias');
     expect(t.turns[2]!.text).toBe('My cat is called Miso\nand she is three');
     expect(t.turns[1]!.text).not.toContain('Applied edit');
     // Aider writes local time without a zone.
