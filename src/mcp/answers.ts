@@ -12,11 +12,15 @@ import type { ForgetResult } from '../tombstones/forget.js';
 import type { VaultStatus } from '../vault/status.js';
 
 const nullableString = z.string().nullable();
-/** A fact as the answers name it: its id, day and text (and, where it has them, its log line and link). */
-const FactItem = z.looseObject({ id: z.string(), date: z.string(), text: z.string() });
+/**
+ * A listed item declares the field that names it; its other fields (a fact's date, text, link…) pass through.
+ * Each declared field costs every tools/list a few dozen characters (docs/benchmarks.md, mcp-tokens).
+ */
+const FactItem = z.looseObject({ id: z.string() });
+const PageItem = z.looseObject({ path: z.string() });
 
 export const RememberOutput = z.looseObject({
-  facts: z.array(z.looseObject({ id: z.string(), date: z.string(), path: z.string(), line: z.number(), link: z.string(), text: z.string() })),
+  facts: z.array(FactItem),
   commit: nullableString,
   late: z.array(z.string()),
 });
@@ -24,7 +28,7 @@ export const RememberOutput = z.looseObject({
 export const ForgetOutput = z.looseObject({
   tombstoned: z.array(FactItem),
   already: z.array(FactItem),
-  pages: z.array(z.looseObject({ path: z.string(), lines: z.number() })),
+  pages: z.array(PageItem),
   commit: nullableString,
   note: z.string(),
 });
@@ -44,8 +48,8 @@ export const StatusOutput = z.looseObject({ vault: z.string(), watermark: nullab
 
 export const ContextOutput = z.looseObject({
   subject: z.string(),
-  pages: z.array(z.looseObject({ path: z.string(), title: z.string(), link: z.string() })),
-  linked: z.array(z.looseObject({ link: z.string() })),
+  pages: z.array(PageItem),
+  linked: z.array(PageItem),
   recent_facts: z.array(FactItem),
   commitments: z.array(FactItem),
 });
@@ -53,8 +57,8 @@ export const ContextOutput = z.looseObject({
 export const RecentOutput = z.looseObject({
   since: z.string(),
   facts: z.array(FactItem),
-  pages: z.array(z.looseObject({ path: z.string(), date: z.string() })),
-  dreams: z.array(z.looseObject({ run: z.string(), outcome: z.string() })),
+  pages: z.array(PageItem),
+  dreams: z.array(z.looseObject({ run: z.string() })),
 });
 
 /** A fact's place as a search line gives it: its day and line (the log logs/DAY.md), or its path when not a day's log. */

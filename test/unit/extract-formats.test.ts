@@ -101,6 +101,23 @@ describe('transcript formats, detected from the content alone', () => {
     expect(Buffer.compare(await readFile(`${FIXTURES}cursor-state.vscdb`), before)).toBe(0);
   });
 
+  it("Cursor's SQLite store in WAL mode: chats still in state.vscdb-wal are read, a torn WAL tail is not, neither file is written", async () => {
+    const db = `${FIXTURES}cursor-wal/state.vscdb`;
+    const [dbBytes, walBytes] = await Promise.all([readFile(db), readFile(`${db}-wal`)]);
+    const texts = (t: Transcript): string[] => t.turns.map((turn) => turn.text);
+    // The main file alone holds the checkpointed chat; the WAL beside it holds the newer one.
+    expect(texts(await readTranscript(dbBytes))).toEqual(['I prefer light themes', 'Light theme it is.']);
+    const both = await readTranscript(dbBytes, db);
+    expect(both.format).toBe('cursor');
+    expect(texts(both)).toEqual(['I prefer light themes', 'Light theme it is.', 'My standup is at 9:30', 'Noted, 9:30.']);
+    expect(both.turns[2]!.at?.toISOString()).toBe(new Date(1_782_000_000_000).toISOString());
+    // A WAL whose last frame is torn (a crash mid-write) has no complete commit past the checkpoint.
+    const { applyWal } = await import('../../src/extract/formats/sqlite-wal.js');
+    expect(applyWal(dbBytes, walBytes.subarray(0, walBytes.length - 100))).toBe(dbBytes);
+    expect(Buffer.compare(await readFile(db), dbBytes)).toBe(0);
+    expect(Buffer.compare(await readFile(`${db}-wal`), walBytes)).toBe(0);
+  });
+
   it("Aider's chat history: #### lines are the person's, aider's > lines left out, turns at their session's start", async () => {
     const t = await read('aider.chat.history.md');
     expect(t.format).toBe('aider');
