@@ -217,17 +217,23 @@ function build(only: string | null = null): Command {
       .description('run the daemon (foreground; --background detaches)')
       .option('--background', 'detach, write .vaultkeeper/daemon.pid, print the pid and the log path')
       .option('--json', 'print the result as JSON (with --background)')
+      .option('--all', 'one process for every vault registered with `vaultkeeper vaults add`, each with its own lock, git, index and schedule')
+      .option('--vaults <names...>', 'one process for these registered vaults')
       .action(async (opts, command: Command) => (await import('./commands/daemon.js')).start(opts, globals(command)));
     daemon
       .command('stop')
       .description('stop the daemon: SIGTERM, then SIGKILL after 10 s')
       .option('--json', 'print the result as JSON')
+      .option('--all', 'the daemons of every registered vault')
+      .option('--vaults <names...>', 'the daemons of these registered vaults')
       .action(async (opts, command: Command) => (await import('./commands/daemon.js')).stop(opts, globals(command)));
     daemon
       .command('status')
-      .description('the same as `vaultkeeper status`')
+      .description('the same as `vaultkeeper status`; with --all or --vaults, each vault\'s under its name')
       .option('--json', 'print the result as JSON')
-      .action(async (opts, command: Command) => (await import('./commands/status.js')).run(opts, globals(command)));
+      .option('--all', 'every registered vault')
+      .option('--vaults <names...>', 'these registered vaults')
+      .action(async (opts, command: Command) => (await import('./commands/daemon.js')).status(opts, globals(command)));
     daemon
       .command('log')
       .description("pretty-print the daemon's log (.vaultkeeper/daemon.log)")

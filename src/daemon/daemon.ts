@@ -1,5 +1,5 @@
 /**
- * The daemon (DESIGN §8): one long-running process per vault. It keeps the index current (a watcher
+ * The daemon (DESIGN §8): one long-running loop per vault (daemon/many.ts runs several in one process). It keeps the index current (a watcher
  * plus a periodic reconcile), dreams when the gate opens, extracts facts from agent sessions, writes
  * digests and health snapshots, and can always say what it did and why (status.json, daemon.log).
  * Every LLM call goes through one executor. SIGTERM/SIGINT finish or abort the current job; SIGHUP
@@ -31,8 +31,8 @@ const MAX_SLEEP_MS = MINUTE;
 export interface DaemonOptions {
   root: string;
   env?: NodeJS.ProcessEnv;
-  /** Also print log lines to stderr (foreground runs). */
-  echo?: boolean;
+  /** Also print log lines: true to stderr (foreground runs), or to this function (daemon/many.ts prefixes each vault's). */
+  echo?: boolean | ((line: string) => void);
 }
 
 interface Running {
@@ -61,7 +61,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   } catch {
     throw new VaultkeeperError('VK_DAEMON_RUNNING', 'another daemon is starting or running for this vault', { hint: 'see `vaultkeeper status`' });
   }
-  const logger = openLogger(root, options.echo ? { echo: (line) => process.stderr.write(`${line}\n`) } : {});
+  const echo = typeof options.echo === 'function' ? options.echo : options.echo ? (line: string) => void process.stderr.write(`${line}\n`) : undefined;
+  const logger = openLogger(root, echo === undefined ? {} : { echo });
   const stop = new AbortController();
   const events: string[] = [];
   let wake: (() => void) | null = null;

@@ -3,7 +3,9 @@
  * content is, never by the file's name: a file in no known format is an error, not zero turns.
  */
 import { VaultkeeperError } from '../core/errors.js';
+import { readFile } from 'node:fs/promises';
 import { isSqlite, readCursorDb } from './formats/cursor.js';
+import { applyWal } from './formats/sqlite-wal.js';
 import { detectFormat, FORMAT_NAMES } from './formats/registry.js';
 import { makeProbe, type Transcript } from './formats/turns.js';
 
@@ -32,7 +34,9 @@ export function parseTranscript(content: string, fileName = ''): Transcript {
 /** Reads a transcript file's bytes: Cursor's SQLite store, or any text format parseTranscript reads. */
 export async function readTranscript(bytes: Uint8Array, fileName = ''): Promise<Transcript> {
   if (isSqlite(bytes)) {
-    const transcript = await readCursorDb(bytes);
+    // Cursor's store runs in WAL mode: its newest chats may still be in the -wal file beside it.
+    const wal = fileName === '' ? null : await readFile(`${fileName}-wal`).catch(() => null);
+    const transcript = await readCursorDb(wal === null ? bytes : applyWal(bytes, wal));
     if (transcript === null) throw new UnknownTranscriptError(fileName);
     return transcript;
   }

@@ -52,8 +52,10 @@ function notFound(rel: string): Refusal {
 
 /** Resolves a path an agent gave to a file it may read, or says why not and what to read instead. */
 export async function resolveReadable(root: string, input: string): Promise<Readable> {
-  // An agent often writes "./2_Areas/x.md"; that leading "./" names the same file.
-  const rel = input.trim().replace(/^(\.\/)+/, '');
+  // An agent often writes "./2_Areas/x.md"; that leading "./" names the same file. A bare day (how a search
+  // line names a fact's log) is that day's log.
+  const trimmed = input.trim().replace(/^(\.\/)+/, '');
+  const rel = /^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `logs/${trimmed}.md` : trimmed;
   const refusal = checkPath(rel);
   if (refusal !== null) return refusal;
   const realRoot = await realpath(root);

@@ -1,5 +1,5 @@
 /**
- * Tool results: data as JSON text, failures as tool errors (`isError: true`) whose text names the next call.
+ * Tool results: compact text with the data as structuredContent, failures as tool errors (`isError: true`) whose text names the next call.
  * For an agent the error text is the whole interface.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -8,12 +8,9 @@ import { VaultkeeperError, errorMessage, explainError } from '../core/errors.js'
 /** By error code, a text that fits an agent better than the library's CLI-flavoured hint. */
 export type Rewrites = Partial<Record<string, (error: VaultkeeperError) => string>>;
 
-export function jsonResult(value: unknown, ...more: string[]): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }, ...more.map((text) => ({ type: 'text' as const, text }))] };
-}
-
-export function textResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }] };
+/** An answer: text for the model (and more text blocks, e.g. a diff), the full data as structuredContent. */
+export function answer(text: string, value: object, ...more: string[]): CallToolResult {
+  return { content: [{ type: 'text', text }, ...more.map((more) => ({ type: 'text' as const, text: more }))], structuredContent: value as Record<string, unknown> };
 }
 
 export function errorResult(text: string): CallToolResult {

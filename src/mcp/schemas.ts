@@ -128,7 +128,7 @@ const maxLinesError = wrong('max_lines must be a whole number of lines, 1 or mor
 
 export const ReadInput = toolInput({
   path: textField('path must be a vault-relative path of a .md file, e.g. 2_Areas/Coffee.md', 4096).describe(
-    'Relative to the vault: a page from a search result (e.g. 2_Areas/Coffee.md), a daily log (logs/YYYY-MM-DD.md), or MEMORY.md, index.md, schema.md, log.md',
+    'Relative to the vault: a page from a search result (e.g. 2_Areas/Coffee.md), a daily log (logs/YYYY-MM-DD.md, or the day YYYY-MM-DD), or MEMORY.md, index.md, schema.md, log.md',
   ),
   from_line: z
     .number(lineError)

@@ -36,21 +36,27 @@ export function withVault(vault: string, results: readonly SearchResult[]): Sear
   return results.map((r) => ({ vault, ...r }));
 }
 
+/** A daily log's path, `logs/YYYY-MM-DD.md`: its day is all a fact's line needs to say (memory_read takes the day). */
+const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
+
 /**
- * One line a result: `0.82 logs/2026-06-09.md:12 Prefers dark roast coffee ^f-7k2m9q0a1b` for a fact (its block id:
- * the citation [[2026-06-09#^f-7k2m9q0a1b]] less what the path already says, 18 characters a line), and
+ * One line a result: `0.82 2026-06-09:12 Prefers dark roast coffee ^f-7k2m9q0a1b` for a fact (its day and line:
+ * the log is logs/2026-06-09.md and the citation [[2026-06-09#^f-7k2m9q0a1b]], both rebuilt from what the line
+ * shows; 26 characters of frame where the path and the whole link would take 60), and
  * `0.74 2_Areas/Coffee.md:8-9 statement / statement (2026-06-20) [[Coffee#Roast]]` for a page or MEMORY.md. The
- * vault's name leads the path when the search spanned vaults.
+ * vault's name leads the place when the search spanned vaults.
  */
 export function searchText(value: SearchOutputValue, spansVaults: boolean): string {
   if (value.results.length === 0) return value.note ?? 'no results';
   const lines = value.results.map((r) => {
     const lines = r.line_end > r.line ? `${r.line}-${r.line_end}` : `${r.line}`;
-    const where = `${spansVaults ? `${r.vault}:` : ''}${r.path}:${lines}`;
     const text = r.text.replace(/\s*\n\s*/g, ' / ').trim();
-    if (r.kind === 'fact' && r.id !== null) return `${r.score.toFixed(2)} ${where} ${text} ^${r.id}`;
+    const vault = spansVaults ? `${r.vault}:` : '';
+    const day = r.kind === 'fact' && r.id !== null ? LOG_PATH_RE.exec(r.path)?.[1] : undefined;
+    if (day !== undefined) return `${r.score.toFixed(2)} ${vault}${day}:${lines} ${text} ^${r.id}`;
+    if (r.kind === 'fact' && r.id !== null) return `${r.score.toFixed(2)} ${vault}${r.path}:${lines} ${text} ^${r.id}`;
     const date = r.date === null ? '' : ` (${r.date})`;
-    return `${r.score.toFixed(2)} ${where} ${text}${date} ${r.link}`;
+    return `${r.score.toFixed(2)} ${vault}${r.path}:${lines} ${text}${date} ${r.link}`;
   });
   return `${lines.join('\n')}\n`;
 }

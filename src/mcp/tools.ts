@@ -1,7 +1,8 @@
 /**
  * The memory tools: each calls the Vault API of the vault it names (default: the server's first) and nothing
- * else, and answers with JSON text (memory_search: compact lines and structuredContent) or a tool error that names
- * the next call. memory_read is the one exception: it reads the file itself, behind its guard.
+ * else, and answers with compact text and structuredContent, or a tool error that names
+ * the next call: compact text for the model with the full data as structuredContent (answers.ts, search-output.ts).
+ * memory_read is the one exception: it reads the file itself, behind its guard.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -10,7 +11,8 @@ import type { z } from 'zod';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import type { Vault } from '../vault/vault.js';
 import { readCapped, readLines, resolveReadable } from './read.js';
-import { capText, errorResult, errorText, jsonResult, textResult, type Rewrites } from './results.js';
+import { ConsolidateOutput, consolidateText, ContextOutput, contextText, ForgetOutput, forgetText, ReadOutput, RecentOutput, recentText, RememberOutput, rememberText, StatusOutput, statusText } from './answers.js';
+import { answer, capText, errorResult, errorText, type Rewrites } from './results.js';
 import { SearchOutput, searchText, withVault, type SearchOutputValue } from './search-output.js';
 import { ALL_VAULTS, type ServedVaults } from './vaults.js';
 import { ConsolidateInput, ContextInput, ForgetInput, ReadInput, RecentInput, RememberInput, SearchInput, StatusInput, withoutVault } from './schemas.js';
@@ -62,7 +64,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
     {
       title: 'Search memory',
       description:
-        `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, path:line, text, then its citation: a page's [[link]], or a fact's ^id (cite it as [[DATE#^id]], DATE from its log's path; memory_forget takes the id).${vaultNote(vaults)}`,
+        `Search the person's long-term memory (daily-log facts, wiki page statements, MEMORY.md) by ${facts.searchMode} search; questions work as queries. One line a result, best first: score, where, text, citation. A page: path:line and its [[link]]. A fact: DATE:line (its log logs/DATE.md) and ^id (cite [[DATE#^id]]; memory_forget takes the id).${vaultNote(vaults)}`,
       inputSchema: input(SearchInput),
       outputSchema: SearchOutput,
       annotations: READ_ONLY,
@@ -77,6 +79,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       description:
         "Append durable facts (one per item, each standing on its own) to the daily log of their date and commit them. Append-only. Returns each fact's id and citation link.",
       inputSchema: input(RememberInput),
+      outputSchema: RememberOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     guarded(
@@ -94,6 +97,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       description:
         'Forget facts for good (a committed tombstone: gone from search, pages and MEMORY.md): id forgets one fact, match every fact containing those words (search first). Cannot be undone here.',
       inputSchema: input(ForgetInput),
+      outputSchema: ForgetOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     guarded(
@@ -115,8 +119,9 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
     {
       title: 'Read a memory file',
       description:
-        'Read a vault file: a page (a search result\'s path), logs/YYYY-MM-DD.md, MEMORY.md, index.md (map of pages), schema.md or log.md; from_line/max_lines read a range. Over 256 KB is cut.',
+        'Read a vault file: a page (a search result\'s path), a day\'s log (logs/YYYY-MM-DD.md or YYYY-MM-DD), MEMORY.md, index.md (map of pages), schema.md or log.md; from_line/max_lines read a range. Over 256 KB is cut.',
       inputSchema: input(ReadInput),
+      outputSchema: ReadOutput,
       annotations: READ_ONLY,
     },
     guarded('memory_read', log, {}, async (args: z.output<typeof ReadInput>) => read(await vaults.get(args.vault), args)),
@@ -129,6 +134,7 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       description:
         "Run the dream: consolidate pending daily logs into wiki pages and commit. A dry run by default (returns the diff, changes nothing); dry_run: false rewrites pages and MEMORY.md (a person can revert with `vaultkeeper undo RUN`). Uses the vault's LLM, else the offline consolidator.",
       inputSchema: input(ConsolidateInput),
+      outputSchema: ConsolidateOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     guarded(
@@ -145,9 +151,13 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Memory status',
       description: "The vault's state: watermark (last consolidated day), pending facts, the last and next dream, the index, the daemon's jobs.",
       inputSchema: input(StatusInput),
+      outputSchema: StatusOutput,
       annotations: READ_ONLY,
     },
-    guarded('memory_status', log, {}, async (args: z.output<typeof StatusInput>) => jsonResult(await (await vaults.get(args.vault)).status())),
+    guarded('memory_status', log, {}, async (args: z.output<typeof StatusInput>) => {
+      const status = await (await vaults.get(args.vault)).status();
+      return answer(statusText(status), status);
+    }),
   );
 
   server.registerTool(
@@ -157,11 +167,13 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       description:
         'Everything about one person, project, place or topic within a character budget: its pages (lead, current values, open tasks), linked pages, recent facts and commitments, each with a citation link.',
       inputSchema: input(ContextInput),
+      outputSchema: ContextOutput,
       annotations: READ_ONLY,
     },
-    guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) =>
-      jsonResult(await (await vaults.get(args.vault)).context(args.subject, args.budget === undefined ? {} : { budget: args.budget })),
-    ),
+    guarded('memory_context', log, {}, async (args: z.output<typeof ContextInput>) => {
+      const context = await (await vaults.get(args.vault)).context(args.subject, args.budget === undefined ? {} : { budget: args.budget });
+      return answer(contextText(context), context);
+    }),
   );
 
   server.registerTool(
@@ -170,13 +182,13 @@ export function registerTools(server: McpServer, vaults: ServedVaults, log: Log,
       title: 'Recent activity',
       description: 'What changed lately (default 7 days), to catch up at the start of a session: newest facts, changed pages, last dreams, each with a citation link.',
       inputSchema: input(RecentInput),
+      outputSchema: RecentOutput,
       annotations: READ_ONLY,
     },
-    guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) =>
-      jsonResult(
-        await (await vaults.get(args.vault)).recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) }),
-      ),
-    ),
+    guarded('memory_recent', log, {}, async (args: z.output<typeof RecentInput>) => {
+      const recent = await (await vaults.get(args.vault)).recent({ ...(args.days === undefined ? {} : { days: args.days }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
+      return answer(recentText(recent), recent);
+    }),
   );
 }
 
@@ -206,7 +218,7 @@ async function search(vaults: ServedVaults, log: Log, args: z.output<typeof Sear
 
 async function remember(vault: Vault, args: z.output<typeof RememberInput>): Promise<CallToolResult> {
   const { facts, commit, warning, late, note, hidden, hiddenNote, redacted, redactedNote } = await vault.remember(args.facts, { source: args.source });
-  return jsonResult({
+  const value = {
     facts: facts.map((f) => ({ id: f.id, date: f.date, path: f.path, line: f.line, link: `[[${f.date}#^${f.id}]]`, category: f.category, text: f.text, tags: f.tags })),
     commit,
     late,
@@ -216,7 +228,8 @@ async function remember(vault: Vault, args: z.output<typeof RememberInput>): Pro
     ...(hiddenNote === undefined ? {} : { hidden_note: hiddenNote }),
     redacted,
     ...(redactedNote === undefined ? {} : { redacted_note: redactedNote }),
-  });
+  };
+  return answer(rememberText(value), value);
 }
 
 async function forget(vaults: ServedVaults, args: z.output<typeof ForgetInput>): Promise<CallToolResult> {
@@ -231,7 +244,8 @@ async function forget(vaults: ServedVaults, args: z.output<typeof ForgetInput>):
       : tombstoned.length === 0
         ? 'every matching fact was already forgotten; lines that still held them were removed from the pages'
         : `forgot ${tombstoned.length} ${tombstoned.length === 1 ? 'fact' : 'facts'}; memory_search, memory_read and MEMORY.md no longer show them`;
-  return jsonResult({ tombstoned, already, pages, memory, commit, note });
+  const value = { tombstoned, already, pages, memory, commit, note };
+  return answer(forgetText(value), value);
 }
 
 async function read(vault: Vault, args: z.output<typeof ReadInput>): Promise<CallToolResult> {
@@ -240,14 +254,18 @@ async function read(vault: Vault, args: z.output<typeof ReadInput>): Promise<Cal
   if (args.from_line !== undefined || args.max_lines !== undefined) {
     const range = await readLines(resolved.abs, args.from_line ?? 1, args.max_lines ?? Number.MAX_SAFE_INTEGER, READ_CAP_BYTES);
     if (range.total < range.from) return errorResult(`${resolved.rel} has ${range.total} lines; from_line must be at most ${range.total}`);
-    if (range.to === range.total && range.from === 1) return textResult(range.text);
+    const value = { path: resolved.rel, from_line: range.from, to_line: range.to, total_lines: range.total, truncated: false, text: range.text };
+    if (range.to === range.total && range.from === 1) return answer(range.text, value);
     const next = range.to < range.total ? `; next: from_line ${range.to + 1}` : '';
-    return textResult(`${range.text}[lines ${range.from}-${range.to} of ${range.total}${next}]\n`);
+    return answer(`${range.text}[lines ${range.from}-${range.to} of ${range.total}${next}]\n`, value);
   }
   const file = await readCapped(resolved.abs, READ_CAP_BYTES);
-  if (!file.truncated) return textResult(file.text);
+  const lineCount = file.text === '' ? 0 : file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
+  // A cut file's own length in lines is not known without reading it all: null.
+  const value = { path: resolved.rel, from_line: 1, to_line: lineCount, total_lines: file.truncated ? null : lineCount, truncated: file.truncated, text: file.text };
+  if (!file.truncated) return answer(file.text, value);
   const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
-  return textResult(`${file.text}\n[cut: showing the first ${kb(Buffer.byteLength(file.text))} of ${kb(file.bytes)}; use memory_search to find the part you need, or read a range with from_line and max_lines]\n`);
+  return answer(`${file.text}\n[cut: showing the first ${kb(Buffer.byteLength(file.text))} of ${kb(file.bytes)}; use memory_search to find the part you need, or read a range with from_line and max_lines]\n`, value);
 }
 
 /** What an agent can do after each outcome of a dream. */
@@ -278,7 +296,9 @@ async function consolidate(vault: Vault, log: Log, args: z.output<typeof Consoli
   const { diff, ...summary } = result;
   const next = result.status === 'ok' ? `committed ${result.commit?.slice(0, 8) ?? ''}; a person can revert it with: vaultkeeper undo ${result.run}` : DREAM_NEXT[result.status];
   if (result.status === 'failed') return errorResult(`the dream failed: ${result.reason}\n${JSON.stringify({ ...summary, next })}`);
-  if (diff === undefined) return jsonResult({ ...summary, next });
+  const text = consolidateText({ ...summary, next });
+  if (diff === undefined) return answer(text, { ...summary, ...(next === undefined ? {} : { next }) });
+  const shown = capText(diff === '' ? '(empty diff)\n' : diff, DIFF_CAP_CHARS, 'run `vaultkeeper dream --dry-run` to see the whole diff');
   // The diff is a text of its own, so an agent reads it as a diff rather than as an escaped JSON string.
-  return jsonResult({ ...summary, next }, capText(diff === '' ? '(empty diff)\n' : diff, DIFF_CAP_CHARS, 'run `vaultkeeper dream --dry-run` to see the whole diff'));
+  return answer(text, { ...summary, ...(next === undefined ? {} : { next }), diff: shown }, shown);
 }

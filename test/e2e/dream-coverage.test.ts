@@ -271,7 +271,7 @@ describe('facts dated at or below the watermark are pending for the next dream',
     try {
       const reply = await client.callTool({ name: 'memory_remember', arguments: { facts: [{ text: 'Tunes the cello before every concert', tags: ['music'], date: D1 }, { text: 'Bought rosin', date: D3 }] } });
       expect(reply.isError).toBeFalsy();
-      const body = JSON.parse((reply.content as Array<{ text: string }>)[0]!.text) as RememberJson;
+      const body = reply.structuredContent as RememberJson;
       expect(body.late).toEqual([D1]);
       expect(body.note).toBe(`${D1} is at or below the dream's watermark (${D1}): this fact stays searchable, and the next dream will place it on a page`);
     } finally {

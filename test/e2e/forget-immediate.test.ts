@@ -202,7 +202,7 @@ describe('forget is immediate everywhere', { timeout: 300_000 }, () => {
     expect(JSON.parse(plain.stdout)).toMatchObject({ hidden: [] });
     expect(plain.stderr).not.toMatch(/tombstone/);
 
-    const reply = JSON.parse(text(await client.callTool({ name: 'memory_remember', arguments: { facts: [{ text: 'allergic to PEANUTS!' }] } }))) as { hidden: string[]; hidden_note?: string };
+    const reply = (await client.callTool({ name: 'memory_remember', arguments: { facts: [{ text: 'allergic to PEANUTS!' }] } })).structuredContent as { hidden: string[]; hidden_note?: string };
     expect(reply.hidden).toHaveLength(1);
     expect(reply.hidden_note).toMatch(/tombstone hides it/);
   });

@@ -1,7 +1,8 @@
 /**
  * memory_context and memory_recent through a real MCP client over both transports: stdio (the built
  * server as a child process) and Streamable HTTP (`vaultkeeper mcp --http`), with the same answers;
- * the HTTP server refuses a foreign Origin or Host (DNS rebinding) and serves its own.
+ * the HTTP server refuses a foreign Origin or Host (DNS rebinding) and serves its own. Every tool answers compact
+ * text for the model with its full data as structuredContent, valid against the tool's outputSchema, on both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
@@ -12,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli, runJson } from '../helpers/cli.js';
 import { git, initVault } from '../helpers/vault.js';
@@ -40,11 +42,13 @@ interface Recent {
   dreams: Array<{ run: string; outcome: string }>;
 }
 
+/** A tool's full answer: its structuredContent (the text is for the model). */
 function body<T>(result: Awaited<ReturnType<Client['callTool']>>): T {
   const content = (result as CallToolResult).content[0];
   if (content?.type !== 'text') throw new Error(`not text: ${JSON.stringify(result)}`);
   expect(result.isError, content.text).toBeFalsy();
-  return JSON.parse(content.text) as T;
+  expect(result.structuredContent, content.text).toBeDefined();
+  return result.structuredContent as T;
 }
 
 /** POSTs an initialize request with the given headers; resolves with the status and body. */
@@ -178,6 +182,61 @@ describe('memory_context and memory_recent over stdio and Streamable HTTP', () =
     const own = await rawInitialize(url, { origin: `http://127.0.0.1:${url.port}` });
     expect(own.status).toBe(200);
     expect(own.body).toContain('"serverInfo"');
+  });
+
+  it('answers every tool with compact text and structuredContent valid against its outputSchema, over stdio and HTTP', async () => {
+    for (const [client, boat] of [[stdio, 'kayak'], [http, 'canoe']] as const) {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => [t.name, t.outputSchema?.type])).toEqual(tools.map((t) => [t.name, 'object']));
+      const validator = new AjvJsonSchemaValidator();
+      const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; data: Record<string, unknown> }> => {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        const first = result.content[0];
+        if (first?.type !== 'text') throw new Error(`${name}: not text`);
+        expect(result.isError, first.text).toBeFalsy();
+        const verdict = validator.getValidator(tools.find((t) => t.name === name)!.outputSchema as never)(result.structuredContent);
+        expect(verdict.valid, `${name}: ${verdict.errorMessage}`).toBe(true);
+        // Text an LLM reads, not the JSON it replaced.
+        expect(() => JSON.parse(first.text), `${name}: ${first.text}`).toThrow();
+        return { text: first.text, data: result.structuredContent! };
+      };
+      const shorter = (name: string, answer: { text: string; data: Record<string, unknown> }): void => {
+        expect(answer.text.length, name).toBeLessThan(JSON.stringify(answer.data).length);
+      };
+
+      const remembered = await call('memory_remember', { facts: [{ text: `Caroline bought a red ${boat}`, tags: ['caroline'] }] });
+      const fact = (remembered.data as { facts: Array<{ id: string; date: string; line: number }> }).facts[0]!;
+      expect(remembered.text).toMatch(new RegExp(`^remembered ${fact.date}:${fact.line} Caroline bought a red ${boat} \\^${fact.id}\ncommit [0-9a-f]{8}\n$`));
+      shorter('memory_remember', remembered);
+
+      const context = await call('memory_context', { subject: 'Caroline' });
+      expect(context.text).toMatch(/^\[\[Caroline\]\] \S*Caroline\.md: Caroline\n/);
+      expect(context.text).toContain('current: home city: Porto');
+      expect(context.text).toContain(`\n${fact.date} Caroline bought a red ${boat} ^${fact.id}\n`);
+      shorter('memory_context', context);
+
+      const recent = await call('memory_recent', { days: 7 });
+      expect(recent.text).toMatch(/^since \d{4}-\d\d-\d\d\nfacts:\n/);
+      expect(recent.text).toMatch(/\ndreams:\n\d{4}-\d\d-\d\d run \S+ ok: /);
+      shorter('memory_recent', recent);
+
+      const status = await call('memory_status', {});
+      expect(status.text).toMatch(/^watermark \d{4}-\d\d-\d\d; pending \d+ days, \d+ facts/);
+      expect(status.data).toMatchObject({ vault: root });
+      shorter('memory_status', status);
+
+      const read = await call('memory_read', { path: fact.date, from_line: fact.line, max_lines: 1 });
+      expect(read.data).toMatchObject({ path: `logs/${fact.date}.md`, from_line: fact.line, to_line: fact.line, truncated: false });
+      expect(read.text).toContain(`Caroline bought a red ${boat}`);
+
+      const dry = await call('memory_consolidate', { force: true, offline: true });
+      expect(dry.text).toMatch(/^dry-run \d{4}-\d\d-\d\d\.\.\d{4}-\d\d-\d\d: /);
+      expect(dry.data).toMatchObject({ status: 'dry-run', diff: expect.stringMatching(/^diff --git/m) });
+
+      const forgot = await call('memory_forget', { id: fact.id });
+      expect(forgot.text).toMatch(new RegExp(`^forgot 1 fact; .*\nforgot ${fact.date}:${fact.line} Caroline bought a red ${boat} \\^${fact.id}\n`));
+      shorter('memory_forget', forgot);
+    }
   });
 
   it('refuses --port without --http', async () => {

@@ -92,11 +92,13 @@ describe('the lean MCP surface', () => {
     const lines = text(result).trimEnd().split('\n');
     expect(lines).toHaveLength(hits.length);
     for (const [i, hit] of hits.entries()) {
-      const where = hit.line_end > hit.line ? `${hit.path}:${hit.line}-${hit.line_end}` : `${hit.path}:${hit.line}`;
+      // A fact is placed by its day (its log is logs/DAY.md) and line; a page by its path and lines.
+      const place = hit.kind === 'fact' ? hit.path.slice('logs/'.length, -'.md'.length) : hit.path;
+      const where = hit.line_end > hit.line ? `${place}:${hit.line}-${hit.line_end}` : `${place}:${hit.line}`;
       expect(lines[i]!.startsWith(`${hit.score.toFixed(2)} ${where} `), lines[i]).toBe(true);
-      // A fact's citation is its block id (the link less its date, which the path gives); a page's is its link.
+      // A fact's citation is its block id (the link less its day, which the line gives); a page's is its link.
       expect(lines[i]!.endsWith(hit.kind === 'fact' ? ` ^${hit.id}` : ` ${hit.link}`), lines[i]).toBe(true);
-      if (hit.kind === 'fact') expect(hit.link).toBe(`[[${hit.path.slice('logs/'.length, -'.md'.length)}#^${hit.id}]]`);
+      if (hit.kind === 'fact') expect(hit.link).toBe(`[[${place}#^${hit.id}]]`);
       expect(lines[i], lines[i]).toContain(hit.text.split('\n')[0]!.trim());
       expect(hit.vault).toBe('default');
     }

@@ -89,7 +89,7 @@ describe('one MCP server, two vaults', () => {
       const both = await search({ query: 'Friday', vault: 'all' });
       expect(both.hits.map((h) => h.vault).sort()).toEqual(['home', 'work']);
       // Across vaults each line names its vault.
-      for (const line of both.text.trimEnd().split('\n')) expect(line).toMatch(/^\d\.\d\d (work|home):logs\/\d{4}-\d\d-\d\d\.md:\d+ /);
+      for (const line of both.text.trimEnd().split('\n')) expect(line).toMatch(/^\d\.\d\d (work|home):\d{4}-\d\d-\d\d:\d+ /);
 
       const unknown = await client.callTool({ name: 'memory_search', arguments: { query: 'Friday', vault: 'play' } });
       expect(unknown.isError).toBe(true);
@@ -127,7 +127,7 @@ describe('one MCP server, two vaults', () => {
       await holder;
       const workResult = await workCall;
       expect(workResult.isError, text(workResult)).toBeFalsy();
-      expect(await readFile(path.join(work, (JSON.parse(text(workResult)) as { facts: Array<{ path: string }> }).facts[0]!.path), 'utf8')).toContain('Booked the review room');
+      expect(await readFile(path.join(work, (workResult.structuredContent as { facts: Array<{ path: string }> }).facts[0]!.path), 'utf8')).toContain('Booked the review room');
       expect((await search({ query: 'tomatoes review', vault: 'all' })).hits.map((h) => `${h.vault}: ${h.text}`).sort()).toEqual(['home: Watered the tomatoes', 'work: Booked the review room']);
     } finally {
       await client.close();

@@ -46,9 +46,11 @@ function text(result: Awaited<ReturnType<Client['callTool']>>, index = 0): strin
   return content.text;
 }
 
+/** A tool's full answer: its structuredContent (the text is for the model; mcp-lean.test.ts checks both). */
 function json<T>(result: Awaited<ReturnType<Client['callTool']>>): T {
   expect(result.isError, text(result)).toBeFalsy();
-  return JSON.parse(text(result)) as T;
+  expect(result.structuredContent, text(result)).toBeDefined();
+  return result.structuredContent as T;
 }
 
 interface SearchHit {
@@ -203,9 +205,10 @@ describe('vaultkeeper mcp', () => {
     const head = (await git(root, ['rev-parse', 'HEAD'])).trim();
     const dry = await call('memory_consolidate', { force: true, offline: true });
     expect(dry.isError, text(dry)).toBeFalsy();
-    const summary = JSON.parse(text(dry)) as { status: string; batch: { from: string; to: string }; next: string; diff?: string };
+    const summary = json<{ status: string; batch: { from: string; to: string }; next: string; diff?: string }>(dry);
     expect(summary).toMatchObject({ status: 'dry-run', batch: { from: DAY1, to: DAY2 } });
-    expect(summary.diff).toBeUndefined(); // the diff is its own text block
+    expect(summary.diff).toBe(text(dry, 1)); // the diff: its own text block, and a field of the data
+    expect(text(dry)).toMatch(new RegExp(`^dry-run ${DAY1}\\.\\.${DAY2}: `));
     expect(summary.next).toMatch(/dry_run: false/);
     expect(text(dry, 1)).toMatch(/^diff --git/m);
     expect(text(dry, 1)).toMatch(/\+.*Prefers dark roast coffee/);

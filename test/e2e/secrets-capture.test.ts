@@ -105,9 +105,10 @@ describe('no secret reaches the log', () => {
       const result = (await client.callTool({ name: 'memory_remember', arguments: { facts: [...PLANTED, ...LOOK_ALIKES].map((text) => ({ text })) } })) as CallToolResult;
       expect(result.isError).toBeFalsy();
       const content = result.content[0];
-      const body = JSON.parse(content?.type === 'text' ? content.text : '{}') as RememberJson;
+      const body = result.structuredContent as unknown as RememberJson;
       expect(body.redacted).toHaveLength(PLANTED.length);
       expect(JSON.stringify(body)).not.toContain(CLOUD_KEY);
+      expect(content?.type === 'text' ? content.text : '').not.toContain(CLOUD_KEY);
     } finally {
       await client.close();
     }

@@ -70,6 +70,8 @@ describe('transcript formats, detected from the content alone', () => {
       ['assistant', 'Braga, noted.', '2026-06-15T20:00:09.000Z'],
       ['user', 'My daughter starts school in September', '2026-06-16T07:45:00.000Z'],
     ]);
+    // OpenClaw's own prompts (a /new session's start-up, a heartbeat) and the heartbeat's answer are not the person's.
+    expect(t.turns.map((turn) => turn.text).join('\n')).not.toMatch(/Session Startup|HEARTBEAT/);
   });
 
   it('Cursor markdown export: **User** and **Cursor** are two speakers, dated at the export', async () => {
@@ -99,6 +101,23 @@ describe('transcript formats, detected from the content alone', () => {
     expect(Buffer.compare(await readFile(`${FIXTURES}cursor-state.vscdb`), before)).toBe(0);
   });
 
+  it("Cursor's SQLite store in WAL mode: chats still in state.vscdb-wal are read, a torn WAL tail is not, neither file is written", async () => {
+    const db = `${FIXTURES}cursor-wal/state.vscdb`;
+    const [dbBytes, walBytes] = await Promise.all([readFile(db), readFile(`${db}-wal`)]);
+    const texts = (t: Transcript): string[] => t.turns.map((turn) => turn.text);
+    // The main file alone holds the checkpointed chat; the WAL beside it holds the newer one.
+    expect(texts(await readTranscript(dbBytes))).toEqual(['I prefer light themes', 'Light theme it is.']);
+    const both = await readTranscript(dbBytes, db);
+    expect(both.format).toBe('cursor');
+    expect(texts(both)).toEqual(['I prefer light themes', 'Light theme it is.', 'My standup is at 9:30', 'Noted, 9:30.']);
+    expect(both.turns[2]!.at?.toISOString()).toBe(new Date(1_782_000_000_000).toISOString());
+    // A WAL whose last frame is torn (a crash mid-write) has no complete commit past the checkpoint.
+    const { applyWal } = await import('../../src/extract/formats/sqlite-wal.js');
+    expect(applyWal(dbBytes, walBytes.subarray(0, walBytes.length - 100))).toBe(dbBytes);
+    expect(Buffer.compare(await readFile(db), dbBytes)).toBe(0);
+    expect(Buffer.compare(await readFile(`${db}-wal`), walBytes)).toBe(0);
+  });
+
   it("Aider's chat history: #### lines are the person's, aider's > lines left out, turns at their session's start", async () => {
     const t = await read('aider.chat.history.md');
     expect(t.format).toBe('aider');
@@ -109,7 +128,11 @@ describe('transcript formats, detected from the content alone', () => {
       ['assistant', "That's a lovely name."],
       ['user', 'I prefer tabs over spaces'],
       ['assistant', 'Tabs it is.'],
+      ['user', 'Rename the helper'],
+      ['assistant', 'Renamed, with an alias.'],
     ]);
+    // aider echoes a --message command line as one "> " entry whose later lines are unprefixed: its own output.
+    expect(t.turns[6]!.text).toBe('Rename the helper\n\nKeep the old name as an alias');
     expect(t.turns[2]!.text).toBe('My cat is called Miso\nand she is three');
     expect(t.turns[1]!.text).not.toContain('Applied edit');
     // Aider writes local time without a zone.

@@ -65,7 +65,7 @@ function clock(iso: string, timeZone: string): string {
 }
 
 /** From the daemon when it runs (nothing to load), else read here; the same either way. */
-async function readStatus(globals: GlobalOptions): Promise<VaultStatus> {
+export async function readStatus(globals: GlobalOptions): Promise<VaultStatus> {
   const root = locateVault({ vault: globals.vault });
   const reply = await askDaemon<VaultStatus>(root, { op: 'status' });
   // The daemon may know the vault by another spelling of its path (a symlink): report it as asked.

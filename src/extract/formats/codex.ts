@@ -4,7 +4,7 @@
  * `message` are the conversation (content blocks `input_text` / `output_text`). Older rollouts wrote the
  * items bare (`{type: "message", role, content}`) after a first line `{id, timestamp, instructions}`.
  */
-import { ASSISTANT_BLOCKS, contentText, isRecord, jsonLines, parseTime, pushTurn, text, USER_BLOCKS, type FormatReader, type Transcript, type Turn } from './turns.js';
+import { ASSISTANT_BLOCKS, contentText, isRecord, readTurnLines, USER_BLOCKS, type FormatReader, type Transcript } from './turns.js';
 
 /** What Codex itself puts in a user message: the environment, AGENTS.md, the person's standing instructions. */
 const HARNESS_RE = /^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions)/;
@@ -22,31 +22,17 @@ export const codex: FormatReader = {
 };
 
 export function readCodex(content: string): Transcript {
-  const turns: Turn[] = [];
-  const { records, skipped } = jsonLines(content);
-  let skippedLines = skipped;
-  let sessionId: string | undefined;
-  let cwd: string | undefined;
-  let startedAt: Date | undefined;
-  for (const record of records) {
+  return readTurnLines('codex', content, (record) => {
     const item = isRecord(record.payload) ? record.payload : record;
     if (record.type === 'session_meta' || (record.payload === undefined && 'instructions' in record && 'id' in record)) {
-      sessionId ??= text(item.id);
-      cwd ??= text(item.cwd);
-      startedAt ??= parseTime(item.timestamp ?? record.timestamp);
-      continue;
+      return { session: { id: item.id, cwd: item.cwd, at: item.timestamp ?? record.timestamp } };
     }
-    if (record.payload !== undefined && record.type !== 'response_item') continue; // events repeat the items
-    if (item.type !== 'message') continue; // tool calls, reasoning, state
+    if (record.payload !== undefined && record.type !== 'response_item') return null; // events repeat the items
+    if (item.type !== 'message') return null; // tool calls, reasoning, state
     const role = item.role === 'user' ? 'user' : item.role === 'assistant' ? 'assistant' : null;
-    if (role === null) continue; // developer and system messages
+    if (role === null) return null; // developer and system messages
     const said = contentText(item.content, role === 'user' ? USER_BLOCKS : ASSISTANT_BLOCKS);
-    if (said === null) {
-      skippedLines++;
-      continue;
-    }
-    if (role === 'user' && HARNESS_RE.test(said)) continue;
-    pushTurn(turns, role, said, parseTime(record.timestamp ?? item.timestamp));
-  }
-  return { format: 'codex', turns, sessionId, cwd, startedAt, skippedLines };
+    if (said !== null && role === 'user' && HARNESS_RE.test(said)) return null;
+    return { role, said, at: record.timestamp ?? item.timestamp };
+  });
 }

@@ -3,9 +3,15 @@
  * cwd}` header, then `{type: "message", timestamp, message: {role, content: [blocks]}}` lines; roles
  * user, assistant and toolResult (left out), blocks text, thinking and tool calls (only text is read).
  */
-import { contentText, isRecord, jsonLines, parseTime, pushTurn, text, type FormatReader, type Transcript, type Turn } from './turns.js';
+import { contentText, isRecord, readTurnLines, type FormatReader, type Transcript } from './turns.js';
 
 const TEXT_BLOCKS: ReadonlySet<string> = new Set(['text']);
+
+/**
+ * What OpenClaw itself sends as the user at the start of a session (`/new`, `/reset`) and on its heartbeat
+ * (observed in public session logs): instructions to the agent, not the person.
+ */
+const HARNESS_RE = /^\s*(A new session was started via \/new or \/reset\b|Read HEARTBEAT\.md\b)/;
 
 export const openclaw: FormatReader = {
   format: 'openclaw',
@@ -16,33 +22,16 @@ export const openclaw: FormatReader = {
 };
 
 export function readOpenClaw(content: string): Transcript {
-  const turns: Turn[] = [];
-  const { records, skipped } = jsonLines(content);
-  let skippedLines = skipped;
-  let sessionId: string | undefined;
-  let cwd: string | undefined;
-  let startedAt: Date | undefined;
-  for (const record of records) {
-    if (record.type === 'session') {
-      sessionId ??= text(record.id);
-      cwd ??= text(record.cwd);
-      startedAt ??= parseTime(record.timestamp);
-      continue;
-    }
-    if (record.type !== 'message') continue; // model changes, custom events
+  return readTurnLines('openclaw', content, (record) => {
+    if (record.type === 'session') return { session: { id: record.id, cwd: record.cwd, at: record.timestamp } };
+    if (record.type !== 'message') return null; // model changes, custom events
     const message = record.message;
-    if (!isRecord(message)) {
-      skippedLines++;
-      continue;
-    }
+    if (!isRecord(message)) return { role: 'user', said: null, at: undefined };
     const role = message.role === 'user' ? 'user' : message.role === 'assistant' ? 'assistant' : null;
-    if (role === null) continue; // tool results
+    if (role === null) return null; // tool results
     const said = contentText(message.content, TEXT_BLOCKS);
-    if (said === null) {
-      skippedLines++;
-      continue;
-    }
-    pushTurn(turns, role, said, parseTime(record.timestamp ?? message.timestamp));
-  }
-  return { format: 'openclaw', turns, sessionId, cwd, startedAt, skippedLines };
+    if (said !== null && role === 'user' && HARNESS_RE.test(said)) return null;
+    if (said !== null && role === 'assistant' && said.trim() === 'HEARTBEAT_OK') return null; // the answer to a heartbeat
+    return { role, said, at: record.timestamp ?? message.timestamp };
+  });
 }

@@ -82,6 +82,41 @@ export function jsonLines(text: string): { records: Array<Record<string, unknown
   return { records, skipped };
 }
 
+/** What a reader makes of one line of a JSONL transcript. */
+export type LineReading =
+  /** The session's header: its id, working folder and start (the first of each is kept). */
+  | { session: { id: unknown; cwd: unknown; at: unknown } }
+  /** A message: its text (null when unreadable, counted as skipped) and when it was said. */
+  | { role: Role; said: string | null; at: unknown }
+  /** Not a turn: events, tool calls, state, the harness's own text. */
+  | null;
+
+/**
+ * The loop every JSONL session format shares (Codex, OpenClaw): each line read by `readLine`, session headers
+ * noted once, messages made turns, unreadable lines counted.
+ */
+export function readTurnLines(format: TranscriptFormat, content: string, readLine: (record: Record<string, unknown>) => LineReading): Transcript {
+  const turns: Turn[] = [];
+  const { records, skipped } = jsonLines(content);
+  let skippedLines = skipped;
+  let sessionId: string | undefined;
+  let cwd: string | undefined;
+  let startedAt: Date | undefined;
+  for (const record of records) {
+    const reading = readLine(record);
+    if (reading === null) continue;
+    if ('session' in reading) {
+      sessionId ??= text(reading.session.id);
+      cwd ??= text(reading.session.cwd);
+      startedAt ??= parseTime(reading.session.at);
+      continue;
+    }
+    if (reading.said === null) skippedLines++;
+    else pushTurn(turns, reading.role, reading.said, parseTime(reading.at));
+  }
+  return { format, turns, sessionId, cwd, startedAt, skippedLines };
+}
+
 /** Adds a turn, merging it into the previous one when the same speaker goes on (one message split in parts). */
 export function pushTurn(turns: Turn[], role: Role, text: string, at: Date | undefined, merge = true): void {
   const clean = text.trim();
