@@ -563,7 +563,9 @@ function linked(text: string, others: readonly Entity[], titles: (e: Entity) => 
 /**
  * Where each statement already stands, by its normalized text: found once per run instead of scanning every
  * page for every fact (that scan grew with the square of a backlog). Lines in Conflicts, Mentions, Related
- * and Parts are not statements; keyed lines have their own rule (placeKeyed).
+ * and Parts are not statements; keyed lines have their own rule (placeKeyed). A line citing nothing is a
+ * person's (an imported note's observation, a line they typed): it never takes a citation (that would rewrite
+ * it), so a fact it repeats is stated on a line of the dream's own beside it.
  */
 class StatementIndex {
   private readonly at = new Map<string, Page>();
@@ -586,7 +588,7 @@ class StatementIndex {
     if (!isItem(line) || code.has(i) || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(sections[i] ?? '')) return null;
     let key = this.keys.get(line);
     if (key === undefined) {
-      key = subjectOf(itemBody(line)) !== null ? null : statementKey(line);
+      key = subjectOf(itemBody(line)) !== null || citedIds(line).length === 0 ? null : statementKey(line);
       this.keys.set(line, key);
     }
     return key;
