@@ -14,7 +14,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { addWorktree, commitScratch, headCommit, preloadFiles, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -308,6 +308,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
 
     const treeChanges = await worktreeChanges(tree, base);
     const { pages, failure } = classifyChanges(treeChanges, ctx.config.dream, await wholePages(tree, treeChanges.filter((c) => c.status !== 'D').map((c) => c.path)));
+    // The checks and the apply read each changed page at the base: one git process for all of them.
+    await preloadFiles(tree, base, treeChanges.map((c) => c.path));
     result.pages = pages;
     const placed = await placedIds(tree);
     result.placed = facts.filter((f) => placed.has(f.id)).length;
