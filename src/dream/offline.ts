@@ -181,7 +181,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       // In a conversation's turn a speaker's name mostly addresses them ("Thanks, Caroline!"): that says
       // nothing about them, and would repeat half the conversation on their page. Anyone else named in a
       // turn is talked about ("Oliver loves the lake").
-      if (entity.type !== 'person' || speakerOf(fact.text) === null || !speakers.has(entity.key)) addMention(target, page, fact);
+      if (entity.type !== 'person' || speakerOf(fact.text) === null || (!speakers.has(entity.key) && !addressed(fact.text, entity.name))) addMention(target, page, fact);
       mark(target, fact.date);
     }
   }
@@ -578,6 +578,20 @@ function listProperty(value: string | null): string[] {
     .split(',')
     .map((s) => s.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1'))
     .filter((s) => s !== '');
+}
+
+/** Words a turn opens with before the name of the person it speaks to ("Thanks, Caroline!", "Hey Mel"). */
+const GREETING = String.raw`(?:hi|hey|hello|heya|hiya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aww+|yes|yeah|no|sure|bye|goodbye|haha|lol|omg|great|good morning|good night|morning|dear|well|ok|okay)`;
+
+/**
+ * Whether a turn speaks to `name` rather than of it: the name stands between the turn's opening (or a
+ * greeting) and a comma or an exclamation ("Caroline, how was it?", "Thanks, Caroline!"), or closes a sentence
+ * after a comma ("That is lovely, Caroline!"). A speaker of an earlier batch is addressed so, not described.
+ */
+function addressed(text: string, name: string): boolean {
+  const body = text.replace(/^[^:]{1,40}:\s/u, '');
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(String.raw`(?:^|[.!?]\s+|\b${GREETING}[,!]?\s+)${n}\s*[,!?]|,\s*${n}\s*[!?.]`, 'iu').test(body);
 }
 
 /** The fact's text with the first mention of each other entity made a link to its page. */
