@@ -62,7 +62,7 @@ export function classifyChanges(changes: readonly PathChange[], limits: Config['
   }
   const touched = new Set([...pages.created, ...pages.updated].map((rel) => whole.get(rel) ?? rel)).size + pages.archived.length;
   if (touched > limits.max_changed_pages) {
-    return { pages, failure: { check: 'safety', message: `${touched} pages changed (a page and its parts counted once), more than dream.max_changed_pages (${limits.max_changed_pages})` } };
+    return { pages, failure: { check: 'safety', message: `${touched} pages changed, more than dream.max_changed_pages (${limits.max_changed_pages})` } };
   }
   if (pages.archived.length > limits.max_archived_pages) {
     return { pages, failure: { check: 'safety', message: `${pages.archived.length} pages archived, more than dream.max_archived_pages (${limits.max_archived_pages})` } };
