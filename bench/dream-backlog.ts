@@ -61,7 +61,8 @@ export async function measureDreamBacklog(base: string, options: { sizes: readon
           run.failed++;
           run.reasons[result.check ?? 'other'] = (run.reasons[result.check ?? 'other'] ?? 0) + 1;
         } else if (result.status === 'skipped') run.skipped++;
-        progress(`bench: dream backlog ${facts}: ${result.status} ${result.batch?.from ?? ''}..${result.batch?.to ?? ''} in ${Math.round(performance.now() - started)} ms so far`);
+        const why = result.status === 'failed' ? ` (${result.check ?? 'other'}: ${result.reason.slice(0, 160)})` : '';
+        progress(`bench: dream backlog ${facts}: ${result.status} ${result.batch?.from ?? ''}..${result.batch?.to ?? ''}${why} in ${Math.round(performance.now() - started)} ms so far`);
       }
     } finally {
       run.ms = performance.now() - started;

@@ -10,6 +10,7 @@
  * new one when that is full. Only pages with a `type` (the dream's own) split; lines a person wrote
  * without citations stay where they are.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isItem, itemBody, Page, type Section } from './page.js';
 import { citedDates, citedIds, withoutCitations } from '../text/citation.js';
@@ -26,6 +27,9 @@ export const MAX_PAGE_BYTES = 16 * 1024;
 export const MAX_PAGE_LINES = 200;
 const SPLIT_BYTES = 12 * 1024;
 const SPLIT_LINES = 150;
+
+/** Past the stated bound (the page_size check's rule). */
+export const pastBound = (text: string): boolean => Buffer.byteLength(text) > MAX_PAGE_BYTES || text.split('\n').length > MAX_PAGE_LINES;
 
 const tooLong = (page: Page): boolean => {
   const text = page.text();
@@ -168,4 +172,44 @@ function newPart(pages: Map<string, Page>, hub: Page, rel: string, title: string
   const page = new Page(rel, front, true, '');
   pages.set(rel, page);
   return page;
+}
+
+const PART_OF_RE = /^part_of:\s*["']?\[\[([^\]|]+)(?:\|[^\]]*)?\]\]["']?\s*$/mu;
+/** How many hubs a part may sit under (a month part of a subject part of a person's hub is two). */
+const MAX_DEPTH = 4;
+
+/**
+ * The page each of `rels` (vault-relative, in `root`) counts as toward `dream.max_changed_pages`: a part
+ * counts as the page at the top of its hubs (`Ivan — Work 2024-03.md` → `Ivan.md`), so a page and all its
+ * parts are one page for the limit. A day of 200 facts touches each person's page once, but a person's page
+ * split by subject and month is written as several files: counted file by file, a long backlog would pass
+ * the limit on every day once its pages split, and days would be skipped for no fault of theirs. Parts live
+ * beside their hub (partRel); a file that is no part, or is gone, counts as itself.
+ */
+export async function wholePages(root: string, rels: readonly string[]): Promise<Map<string, string>> {
+  const parent = new Map<string, string | null>();
+  const parentOf = async (rel: string): Promise<string | null> => {
+    let out = parent.get(rel);
+    if (out === undefined) {
+      const head = await readFile(path.join(root, rel), 'utf8').then(
+        (text) => /^---\r?\n([\s\S]*?)\r?\n---/u.exec(text)?.[1] ?? '',
+        () => '',
+      );
+      const hub = PART_OF_RE.exec(head)?.[1]?.trim();
+      out = hub === undefined ? null : path.posix.join(path.posix.dirname(rel), `${hub}.md`);
+      parent.set(rel, out);
+    }
+    return out;
+  };
+  const out = new Map<string, string>();
+  for (const rel of rels) {
+    let top = rel;
+    for (let depth = 0; depth < MAX_DEPTH; depth++) {
+      const up = await parentOf(top);
+      if (up === null || up === rel) break;
+      top = up;
+    }
+    out.set(rel, top);
+  }
+  return out;
 }

@@ -35,8 +35,12 @@ export interface PageChanges {
   archived: Array<{ from: string; to: string }>;
 }
 
-/** Sorts the worktree's changes into page creations, updates and archive moves, or says what is unsafe. */
-export function classifyChanges(changes: readonly PathChange[], limits: Config['dream']): { pages: PageChanges; failure: CheckFailure | null } {
+/**
+ * Sorts the worktree's changes into page creations, updates and archive moves, or says what is unsafe.
+ * `whole` maps a changed part to the page at the top of its hubs (bound.ts wholePages): a page and its parts
+ * count once toward dream.max_changed_pages. Without it every file counts.
+ */
+export function classifyChanges(changes: readonly PathChange[], limits: Config['dream'], whole: ReadonlyMap<string, string> = new Map()): { pages: PageChanges; failure: CheckFailure | null } {
   const pages: PageChanges = { created: [], updated: [], archived: [] };
   const added = new Set(changes.filter((c) => c.status === 'A').map((c) => c.path));
   for (const change of changes) {
@@ -56,7 +60,7 @@ export function classifyChanges(changes: readonly PathChange[], limits: Config['
     if (change.status === 'A' && !archivedTargets.has(change.path)) pages.created.push(change.path);
     if (change.status === 'M') pages.updated.push(change.path);
   }
-  const touched = pages.created.length + pages.updated.length + pages.archived.length;
+  const touched = new Set([...pages.created, ...pages.updated].map((rel) => whole.get(rel) ?? rel)).size + pages.archived.length;
   if (touched > limits.max_changed_pages) {
     return { pages, failure: { check: 'safety', message: `${touched} pages changed, more than dream.max_changed_pages (${limits.max_changed_pages})` } };
   }

@@ -563,7 +563,11 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
  * that starts with it ("Alice Chen"), and every name joins a known page's title or alias.
  * Returns the canonical entity for each key, and the aliases each canonical name gathered.
  */
-export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: ReadonlyMap<string, Entity>): { of: (key: string) => Entity | undefined; aliases: Map<string, string[]> } {
+export function canonical(
+  mentions: ReadonlyMap<string, Mention[]>,
+  known: ReadonlyMap<string, Entity>,
+  speakers: readonly string[] = [],
+): { of: (key: string) => Entity | undefined; aliases: Map<string, string[]> } {
   const all = new Map<string, Entity>();
   for (const list of mentions.values()) for (const m of list) if (!all.has(m.entity.key)) all.set(m.entity.key, m.entity);
   // Full names by their first and by their last word.
@@ -573,6 +577,7 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
     const parts = e.key.split(' ');
     for (const word of new Set([parts[0]!, parts.at(-1)!])) full.set(word, [...(full.get(word) ?? []), e]);
   }
+  const speakerKeys = speakers.map((name) => normalizeText(name));
   const map = new Map<string, Entity>();
   for (const [key, entity] of [...all.entries()].sort(([a], [b]) => byText(a, b))) {
     const page = known.get(key);
@@ -582,7 +587,8 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
     }
     // A first or last name alone joins the one full name it belongs to.
     const longer = !key.includes(' ') && entity.type === 'person' ? (full.get(key) ?? []) : [];
-    map.set(key, longer.length === 1 ? (known.get(longer[0]!.key) ?? longer[0]!) : entity);
+    const nick = longer.length === 0 && entity.type === 'person' ? nicknameOf(key, speakerKeys) : undefined;
+    map.set(key, longer.length === 1 ? (known.get(longer[0]!.key) ?? longer[0]!) : nick !== undefined ? (known.get(nick) ?? all.get(nick) ?? entity) : entity);
   }
   const aliases = new Map<string, string[]>();
   for (const [key, target] of map) {
@@ -593,4 +599,14 @@ export function canonical(mentions: ReadonlyMap<string, Mention[]>, known: Reado
     aliases.set(target.key, list.sort());
   }
   return { of: (key) => map.get(key) ?? known.get(key), aliases };
+}
+
+/**
+ * The speaker a one-word name is the short form of ("mel" → "melanie", "jo" → "joanna"): the start of exactly
+ * one speaker's first name, and no speaker itself (two speakers are two people, "Jo" beside "Joanna" too).
+ */
+function nicknameOf(key: string, speakers: readonly string[]): string | undefined {
+  if (key.length < 2 || key.includes(' ') || speakers.includes(key)) return undefined;
+  const of = speakers.filter((s) => s.split(' ')[0]!.length > key.length && s.startsWith(key));
+  return of.length === 1 ? of[0] : undefined;
 }

@@ -36,7 +36,7 @@ interface Stated {
  * Pages without a `type` (a person's own notes) and parts (their hub leads) are left alone, except a part that
  * became a hub in turn: every hub opens with a lead that says what it is and links its parts.
  */
-export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
+export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisputed: ReadonlySet<string> = new Set()): void {
   const type = page.property('type');
   const hub = page.headingIndex('Parts') >= 0;
   // A part is read through its hub's lead, unless it became a hub itself (its statements moved on to parts).
@@ -47,7 +47,8 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[]): void {
   const parts = hub ? partsOf(page) : [];
   const sources = [page, ...allParts(parts, partsOf)];
   // A fact waiting under an open conflict is disputed: it never stands in the lead (check disputed_lead).
-  const disputed = new Set(page.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(page.lines[i]!) ? citedIds(page.lines[i]!) : [])));
+  // `alsoDisputed`: facts under open conflicts elsewhere (a part that became a hub reads what its top hub disputes).
+  const disputed = new Set([...alsoDisputed, ...page.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(page.lines[i]!) ? citedIds(page.lines[i]!) : []))]);
   const stated = sources.flatMap(statementsOf).filter((s) => !s.ids.some((id) => disputed.has(id)));
   const current = page.sectionLines('Current').map((i) => page.lines[i]!).filter((l) => isItem(l) && citationsIn(l).length > 0);
   if (stated.length === 0 && current.length === 0) return;

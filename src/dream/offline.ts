@@ -26,7 +26,7 @@ import { citationsIn, citedDates, citedIds, CITATION_RE, withoutCitations } from
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
-import { boundPages } from './bound.js';
+import { boundPages, pastBound } from './bound.js';
 import { sectionNotes, type Subjects } from './sections.js';
 import { dueDate, dueOf, isCommitment, mayCommit } from './commitments.js';
 import { flagConflict, flagUnsure, resolveConflicts } from './conflicts.js';
@@ -75,6 +75,9 @@ const CATEGORY_PAGE: Record<Category, string> = {
   skill: 'Skills',
   correction: 'General',
 };
+
+/** Category and topic pages' titles: a name that is one of them is the category, never an entity's page. */
+const CATEGORY_LABEL_TITLES = new Set([...Object.values(CATEGORY_PAGE), ...TOPICS].map((t) => normalizeText(t)));
 
 /** An entity or a tag group gets a page of its own once this many facts of the batch name it. */
 const MIN_FACTS_FOR_PAGE = 3;
@@ -143,6 +146,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
   const chatter = all.filter((f) => !content.has(f));
   for (const [page, date] of fileChatter(chatter.map((fact) => ({ fact, speaker: saidOf(fact).speaker })), open)) mark(page, date);
   const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
+  const speakers = new Set(facts.map((f) => speakerOf(f.text)).flatMap((name) => (name === null ? [] : [normalizeText(name)])));
   for (const fact of facts) {
     input.signal.throwIfAborted();
     await tick();
@@ -156,6 +160,9 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     mark(at.page, fact.date);
     placed.push({ page: at.page, fact, others: plan.others, line: at.line });
   }
+  // An entity named in enough facts has its page even when no fact is mainly about it (a pet, a city, a
+  // friend only ever named in someone's turn): the page opens here and tells what is said of it (Mentions).
+  for (const { entity, date } of routing.unpaged()) mark(routing.open(entity, date), date);
   const gathered = await gatherOnNewPages(input.root, pages, mark);
   // Links last, once the batch has made its pages: a name links to a page that exists, and no page is
   // made only to be linked (it would hold no statement of its own).
@@ -171,9 +178,10 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     for (const { entity, target } of linkable) {
       target.link('Related', page.title);
       page.link('Related', target.title);
-      // In a conversation's turn another person's name mostly addresses them ("Thanks, Caroline!"): that
-      // says nothing about them, and would repeat half the conversation on their page.
-      if (entity.type !== 'person' || speakerOf(fact.text) === null) addMention(target, page, fact);
+      // In a conversation's turn a speaker's name mostly addresses them ("Thanks, Caroline!"): that says
+      // nothing about them, and would repeat half the conversation on their page. Anyone else named in a
+      // turn is talked about ("Oliver loves the lake").
+      if (entity.type !== 'person' || speakerOf(fact.text) === null || (!speakers.has(entity.key) && !addressed(fact.text, entity.name))) addMention(target, page, fact);
       mark(target, fact.date);
     }
   }
@@ -187,24 +195,34 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     if (page.isNew && page.property('created') === null) page.setProperty('created', date);
     if (page.property('type') !== null) page.setProperty('updated', date);
   }
-  boundPages(pages);
-  const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
-  const subjects = await noteSubjects(input.root, grouped, facts);
-  for (const page of grouped) {
-    sectionNotes(page, subjects);
-    await tick();
-  }
-  const partsByTitle = new Map<string, Page[]>();
-  for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
-  const partsOf = (hub: Page): Page[] =>
-    hub
-      .sectionLines('Parts')
-      .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
-      .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
-  const theirs = await personLeads(input.root, grouped.filter((p) => !p.isNew).map((p) => p.rel));
-  for (const page of grouped) {
-    if (!theirs.has(page.rel)) writeLead(page, partsOf);
-    await tick();
+  // A fact waiting under an open conflict stands in no lead, whichever page holds the conflict (a part that
+  // became a hub reads statements its top hub disputes).
+  const disputed = new Set(
+    [...pages.values()].flatMap((p) => (p.rel.startsWith(ARCHIVE_DIR) ? [] : p.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(p.lines[i]!) ? citedIds(p.lines[i]!) : [])))),
+  );
+  // Split, then section and lead; sections and a lead add lines, so a page they take past the bound splits
+  // again (a few passes at most: each pass leaves parts under the split size).
+  const theirs = await personLeads(input.root, [...pages.values()].filter((p) => !p.isNew && p.changed() && p.property('type') !== null).map((p) => p.rel));
+  for (let pass = 0; pass < 3; pass++) {
+    boundPages(pages);
+    const grouped = [...pages.values()].filter((p) => p.changed() && p.property('type') !== null && !isRecordPage(p.rel));
+    const subjects = await noteSubjects(input.root, grouped, facts);
+    for (const page of grouped) {
+      sectionNotes(page, subjects);
+      await tick();
+    }
+    const partsByTitle = new Map<string, Page[]>();
+    for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
+    const partsOf = (hub: Page): Page[] =>
+      hub
+        .sectionLines('Parts')
+        .map((i) => /^- \[\[([^\]|]+)\]\]$/.exec(hub.lines[i]!.trim())?.[1])
+        .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
+    for (const page of grouped) {
+      if (!theirs.has(page.rel)) writeLead(page, partsOf, disputed);
+      await tick();
+    }
+    if (!grouped.some((p) => pastBound(p.text()))) break;
   }
 
   let written = 0;
@@ -322,6 +340,10 @@ interface Routing {
   pageOf(entity: Entity): Page | undefined;
   /** Says that `page` now holds a value of the keyed subject, so later values of it go there. */
   holds(subjectKey: string, page: Page): void;
+  /** Entities that earned a page (named in enough facts) and have none yet, with the date of the first fact naming them. */
+  unpaged(): Array<{ entity: Entity; date: string }>;
+  /** The entity's page, made when it has none. */
+  open(entity: Entity, date: string): Page;
 }
 
 /**
@@ -363,7 +385,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
     }
   }
   const raw = await recognizeEntities(facts, knownNames, { tick });
-  const canon = canonical(raw, known);
+  const canon = canonical(raw, known, [...new Set(facts.flatMap((f) => speakerOf(f.text) ?? []))]);
   const mentions = new Map<string, Mention[]>();
   const named = new Map<string, number>();
   for (const fact of facts) {
@@ -518,6 +540,17 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
     holds(subjectKey, page) {
       if (!currentOf.has(subjectKey)) currentOf.set(subjectKey, page);
     },
+    unpaged() {
+      const out = new Map<string, { entity: Entity; date: string }>();
+      for (const fact of facts) {
+        for (const { entity } of mentions.get(fact.id) ?? []) {
+          if (out.has(entity.key) || !eligible(entity) || byName(fileTitle(entity.name)) !== undefined || CATEGORY_LABEL_TITLES.has(entity.key)) continue;
+          out.set(entity.key, { entity, date: fact.date });
+        }
+      }
+      return [...out.values()].sort((a, b) => byText(a.entity.key, b.entity.key));
+    },
+    open: entityPage,
     route(fact, subjectKey) {
       const list = mentions.get(fact.id) ?? [];
       const main = mainOf(fact);
@@ -547,6 +580,20 @@ function listProperty(value: string | null): string[] {
     .filter((s) => s !== '');
 }
 
+/** Words a turn opens with before the name of the person it speaks to ("Thanks, Caroline!", "Hey Mel"). */
+const GREETING = String.raw`(?:hi|hey|hello|heya|hiya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aww+|yes|yeah|no|sure|bye|goodbye|haha|lol|omg|great|good morning|good night|morning|dear|well|ok|okay)`;
+
+/**
+ * Whether a turn speaks to `name` rather than of it: the name stands between the turn's opening (or a
+ * greeting) and a comma or an exclamation ("Caroline, how was it?", "Thanks, Caroline!"), or closes a sentence
+ * after a comma ("That is lovely, Caroline!"). A speaker of an earlier batch is addressed so, not described.
+ */
+function addressed(text: string, name: string): boolean {
+  const body = text.replace(/^[^:]{1,40}:\s/u, '');
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(String.raw`(?:^|[.!?]\s+|\b${GREETING}[,!]?\s+)${n}\s*[,!?]|,\s*${n}\s*[!?.]`, 'iu').test(body);
+}
+
 /** The fact's text with the first mention of each other entity made a link to its page. */
 function linked(text: string, others: readonly Entity[], titles: (e: Entity) => string): string {
   let out = text;
@@ -563,7 +610,9 @@ function linked(text: string, others: readonly Entity[], titles: (e: Entity) => 
 /**
  * Where each statement already stands, by its normalized text: found once per run instead of scanning every
  * page for every fact (that scan grew with the square of a backlog). Lines in Conflicts, Mentions, Related
- * and Parts are not statements; keyed lines have their own rule (placeKeyed).
+ * and Parts are not statements; keyed lines have their own rule (placeKeyed). A line citing nothing is a
+ * person's (an imported note's observation, a line they typed): it never takes a citation (that would rewrite
+ * it), so a fact it repeats is stated on a line of the dream's own beside it.
  */
 class StatementIndex {
   private readonly at = new Map<string, Page>();
@@ -586,7 +635,7 @@ class StatementIndex {
     if (!isItem(line) || code.has(i) || ['Conflicts', 'Mentions', 'Related', 'Parts'].includes(sections[i] ?? '')) return null;
     let key = this.keys.get(line);
     if (key === undefined) {
-      key = subjectOf(itemBody(line)) !== null ? null : statementKey(line);
+      key = subjectOf(itemBody(line)) !== null || citedIds(line).length === 0 ? null : statementKey(line);
       this.keys.set(line, key);
     }
     return key;

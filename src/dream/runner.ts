@@ -14,7 +14,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { addWorktree, commitScratch, headCommit, preloadFiles, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -22,6 +22,7 @@ import type { LlmExecutor } from '../llm/executor.js';
 import { LlmCapError } from '../llm/errors.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
+import { wholePages } from './bound.js';
 import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, readOnlyNotesKept, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
@@ -305,7 +306,10 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.corrected = current.corrected;
     for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
 
-    const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
+    const treeChanges = await worktreeChanges(tree, base);
+    const { pages, failure } = classifyChanges(treeChanges, ctx.config.dream, await wholePages(tree, treeChanges.filter((c) => c.status !== 'D').map((c) => c.path)));
+    // The checks and the apply read each changed page at the base: one git process for all of them.
+    await preloadFiles(tree, base, treeChanges.map((c) => c.path));
     result.pages = pages;
     const placed = await placedIds(tree);
     result.placed = facts.filter((f) => placed.has(f.id)).length;
@@ -410,7 +414,9 @@ async function archiveCold(ctx: VaultContext, tree: string, base: string, now: D
   const { archive_after_days: afterDays, max_archived_pages: maxArchived, max_changed_pages: maxChanged } = ctx.config.dream;
   if (afterDays === 0) return [];
   const changed = new Set((await worktreeChanges(tree, base)).map((c) => c.path));
-  const limit = Math.min(maxArchived, maxChanged - [...changed].filter((rel) => isWikiPagePath(rel)).length);
+  const pages = [...changed].filter((rel) => isWikiPagePath(rel));
+  // Counted as the safety check counts them: a page and its parts once.
+  const limit = Math.max(0, Math.min(maxArchived, maxChanged - new Set((await wholePages(tree, pages)).values()).size));
   return archiveColdPages({ tree, vaultRoot: ctx.root, now, timeZone: ctx.timeZone, afterDays, limit, changed });
 }
 

@@ -376,7 +376,7 @@ describe('pages that read well', { timeout: 240_000 }, () => {
     const headings = notes.match(/^### .+$/gm) ?? [];
     expect(headings.length).toBeGreaterThanOrEqual(3);
     expect(notes).toMatch(/### Travel\n\n(- .+\n)*- Alice Chen planned a trip to Lisbon/);
-    expect(notes).toMatch(/### Moments\n\n(- .+\n)*- Alice Chen met Grace Kim at the station/);
+    expect(notes).toMatch(/### Moments\n\n(- .+\n)*- Alice Chen met \[\[Grace Kim\]\] at the station/);
     expect(await read(one, '2_Areas/Garden.md')).toBe(GARDEN);
 
     // A note of a new month adds its heading at the end; the person's page is still untouched.
@@ -390,13 +390,16 @@ describe('pages that read well', { timeout: 240_000 }, () => {
     expect(await read(one, '2_Areas/Garden.md')).toBe(GARDEN);
   }, 300_000);
 
-  it('makes no page only to be linked: a name stated only beside another stays plain text, and every link leads to a page', async () => {
+  it('gives a person named in three facts, always beside another, her page of mentions, and every link leads to a page', async () => {
     const vault = await build();
     const rels = await listWikiPages(vault.root);
-    expect(rels.filter((r) => /Grace/.test(r))).toEqual([]);
+    expect(rels.filter((r) => /Grace/.test(r))).toEqual(['3_Personal/Grace Kim.md']);
+    const grace = await read(vault, '3_Personal/Grace Kim.md');
+    expect(grace).toMatch(/^type: person$/m);
+    // The statements stay on Alice's page; Grace's page repeats each one under Mentions, cited.
+    expect(grace).toMatch(/## Mentions\n\n(- .+ \(see \[\[Alice Chen\]\]\) \[\[2026-0\d-03#\^f-[0-9a-z]{10}\]\]\n){3}/);
     const all = (await pagesOf(vault)).map(([, text]) => text).join('\n');
-    expect(all).toContain('Lunch with Alice Chen and Grace Kim');
-    expect(all).not.toContain('[[Grace Kim');
+    expect(all).toContain('Lunch with Alice Chen and [[Grace Kim]]');
     const titles = new Set(rels.map((r) => r.split('/').at(-1)!.replace(/\.md$/, '')));
     for (const [, target] of all.matchAll(/\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g)) if (!/^\d{4}-\d{2}-\d{2}$/.test(target!)) expect(titles, target).toContain(target);
   }, 300_000);

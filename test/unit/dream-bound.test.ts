@@ -1,6 +1,10 @@
 /** Bounded pages (src/dream/bound.ts): a hub of numbered parts sends later lines on to its parts. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { boundPages, MAX_PAGE_BYTES } from '../../src/dream/bound.js';
+import { boundPages, MAX_PAGE_BYTES, wholePages } from '../../src/dream/bound.js';
+import { classifyChanges } from '../../src/dream/checks.js';
 import { Page } from '../../src/dream/page.js';
 
 const DAY = '2026-01-05';
@@ -95,5 +99,30 @@ describe('boundPages on a page of a few very long lines', () => {
     const all = [...pages.values()].map((p) => p.text()).join('\n');
     for (const n of [1, 2, 3]) expect(all).toContain(` ${n} [[${DAY}`);
     for (const p of pages.values()) expect(Buffer.byteLength(p.text()), p.rel).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+  });
+});
+
+describe('wholePages: a page and its parts count once toward dream.max_changed_pages', () => {
+  it('maps a month part of a subject part to the person page at the top, and counts the run by it', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'vk-whole-'));
+    try {
+      await mkdir(path.join(root, '3_Personal'), { recursive: true });
+      const write = (title: string, partOf: string | null): Promise<void> =>
+        writeFile(path.join(root, '3_Personal', `${title}.md`), [...front(title, partOf === null ? [] : [`part_of: "[[${partOf}]]"`]), 'text', ''].join('\n'));
+      await write('Ivan', null);
+      await write('Ivan — Work', 'Ivan');
+      await write('Ivan — Work 2024-03', 'Ivan — Work');
+      await write('Dana', null);
+      const rels = ['3_Personal/Ivan.md', '3_Personal/Ivan — Work.md', '3_Personal/Ivan — Work 2024-03.md', '3_Personal/Dana.md', '3_Personal/Gone.md'];
+      const whole = await wholePages(root, rels);
+      expect(rels.map((r) => whole.get(r))).toEqual(['3_Personal/Ivan.md', '3_Personal/Ivan.md', '3_Personal/Ivan.md', '3_Personal/Dana.md', '3_Personal/Gone.md']);
+      const changes = rels.map((p) => ({ status: 'M' as const, path: p }));
+      const limits = { max_changed_pages: 3, max_archived_pages: 10 } as Parameters<typeof classifyChanges>[1];
+      expect(classifyChanges(changes, limits, whole).failure).toBeNull();
+      // Counted file by file, the same run is past the limit.
+      expect(classifyChanges(changes, limits).failure?.message).toMatch(/^5 pages changed/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -19,7 +19,7 @@ async function recognize(texts: readonly string[], options: { tags?: (i: number)
     known.map((entity) => ({ name: entity.name, entity })),
     options.speakers === undefined ? {} : { speakers: options.speakers },
   );
-  const canon = canonical(raw, new Map(known.map((e) => [e.key, e])));
+  const canon = canonical(raw, new Map(known.map((e) => [e.key, e])), options.speakers ?? []);
   const perFact = batch.map((f) => [...new Map((raw.get(f.id) ?? []).map((m) => [canon.of(m.entity.key)!.key, canon.of(m.entity.key)!])).values()]);
   const counts = new Map<string, { entity: Entity; facts: number }>();
   for (const list of perFact) for (const e of list) counts.set(e.key, { entity: e, facts: (counts.get(e.key)?.facts ?? 0) + 1 });
@@ -211,5 +211,19 @@ describe('recognizeEntities: determinism', () => {
     const twice = JSON.stringify([...(await recognizeEntities(facts(texts))).entries()]);
     expect(twice).toBe(once);
     expect(once).toContain('Northwind Labs');
+  });
+});
+
+describe('canonical: nicknames', () => {
+  it("folds a speaker's short name into the speaker ('Mel' is Melanie), never one speaker into another", async () => {
+    const { canon } = await recognize(
+      ['Melanie: I painted a lake today', 'Caroline: Mel, that sounds lovely', 'Caroline: Thanks Mel!', 'Jo: Joanna and I went hiking', 'Joanna: Jo is my cousin'],
+      { speakers: ['Melanie', 'Caroline', 'Jo', 'Joanna'] },
+    );
+    expect(canon.of('mel')?.name).toBe('Melanie');
+    expect(canon.aliases.get('melanie')).toEqual(['Mel']);
+    // Jo speaks: Jo and Joanna are two people.
+    expect(canon.of('jo')?.name).toBe('Jo');
+    expect(canon.of('joanna')?.name).toBe('Joanna');
   });
 });
