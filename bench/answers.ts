@@ -76,8 +76,10 @@ export function normalizeAnswer(text: string): string {
  * The normalized forms a gold answer may be written in: itself, and with each full date it holds
  * ("7 may 2023" or "may 7 2023") also as the other order and as ISO ("2023 5 7", from 2023-05-07), and each
  * day without a year ("13 august") in either order. A month with its year and a year alone stand as they are.
+ * An answer that is a date said relative to another is also the period it names (resolvedForms), unless
+ * `resolve` is false (the strict reading, as the bench read it before 2026-11-29).
  */
-export function answerForms(gold: string): string[] {
+export function answerForms(gold: string, options: { resolve?: boolean } = {}): string[] {
   const words = normalizeAnswer(gold).split(' ').filter((w) => w !== '');
   // Each span is a date found in the gold answer, with the ways to write it.
   const pieces: string[][] = [];
@@ -98,7 +100,7 @@ export function answerForms(gold: string): string[] {
   }
   let out = [''];
   for (const piece of pieces) out = out.flatMap((prefix) => piece.map((form) => (prefix === '' ? form : `${prefix} ${form}`)));
-  const resolved = resolvedForms(words);
+  const resolved = options.resolve === false ? [] : resolvedForms(words);
   return [...new Set([...out, ...resolved].filter((form) => form !== ''))];
 }
 

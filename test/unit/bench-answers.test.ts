@@ -45,6 +45,11 @@ describe('answerForms', () => {
     expect(answerForms('The weekend of 24June, 2022.')).toContain('weekend of 25 june 2022');
     expect(answerForms('The weekend after 3June, 2022.')).toContain('weekend of 4 june 2022');
   });
+  test('read strictly, a relative date is matched only as written', () => {
+    expect(answerForms('The Friday before 15 July 2023', { resolve: false })).not.toContain('14 july 2023');
+    expect(containsAnswer(['On Friday, 14 July 2023 she went.'], answerForms('The Friday before 15 July 2023'))).toBe(true);
+    expect(containsAnswer(['On Friday, 14 July 2023 she went.'], answerForms('The Friday before 15 July 2023', { resolve: false }))).toBe(false);
+  });
   test('a phrase with more than the relative date is not resolved', () => {
     expect(answerForms('Saturday before 25 May 2023 with friends')).not.toContain('20 may 2023 with friends');
     expect(answerForms('early August, 2023')).toEqual(['early august 2023']);
