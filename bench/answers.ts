@@ -43,6 +43,7 @@ export function normalizeAnswer(text: string): string {
     .normalize('NFKC')
     .toLowerCase()
     .replace(/(\d)(?:st|nd|rd|th)\b/gu, '$1')
+    .replace(new RegExp(`(\\d)(${MONTHS.join('|')})\\b`, 'gu'), '$1 $2')
     .replace(/[^\p{L}\p{N}]+/gu, ' ');
   const words = spaced.split(' ').filter((w) => w !== '' && !ARTICLES.has(w));
   const numbers: string[] = [];
@@ -75,8 +76,10 @@ export function normalizeAnswer(text: string): string {
  * The normalized forms a gold answer may be written in: itself, and with each full date it holds
  * ("7 may 2023" or "may 7 2023") also as the other order and as ISO ("2023 5 7", from 2023-05-07), and each
  * day without a year ("13 august") in either order. A month with its year and a year alone stand as they are.
+ * An answer that is a date said relative to another is also the period it names (resolvedForms), unless
+ * `resolve` is false (the strict reading, as the bench read it before 2026-11-29).
  */
-export function answerForms(gold: string): string[] {
+export function answerForms(gold: string, options: { resolve?: boolean } = {}): string[] {
   const words = normalizeAnswer(gold).split(' ').filter((w) => w !== '');
   // Each span is a date found in the gold answer, with the ways to write it.
   const pieces: string[][] = [];
@@ -97,7 +100,55 @@ export function answerForms(gold: string): string[] {
   }
   let out = [''];
   for (const piece of pieces) out = out.flatMap((prefix) => piece.map((form) => (prefix === '' ? form : `${prefix} ${form}`)));
-  return [...new Set(out.filter((form) => form !== ''))];
+  const resolved = options.resolve === false ? [] : resolvedForms(words);
+  return [...new Set([...out, ...resolved].filter((form) => form !== ''))];
+}
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const DAY_MS = 86_400_000;
+const isoDay = (ms: number): { day: number; month: string; year: number } => {
+  const d = new Date(ms);
+  return { day: d.getUTCDate(), month: MONTHS[d.getUTCMonth()]!, year: d.getUTCFullYear() };
+};
+const fullForms = (ms: number, lead: string): string[] => {
+  const { day, month, year } = isoDay(ms);
+  const m = MONTHS.indexOf(month) + 1;
+  return [`${day} ${month} ${year}`, `${month} ${day} ${year}`, `${year} ${m} ${day}`].map((date) => (lead === '' ? date : `${lead} ${date}`));
+};
+
+/**
+ * A date said relative to another ("the Friday before 15 July 2023", "the week before 9 June 2023", "the
+ * weekend of 24 June 2022") names one day, week or weekend: its forms are also that period as a statement
+ * resolved against the day writes it ("14 July 2023", "week of 29 May 2023" with weeks from Monday, "weekend
+ * of 25 June 2022" by its Saturday). Only an answer that is nothing but such a phrase is read so.
+ */
+function resolvedForms(words: readonly string[]): string[] {
+  const [unit, relation, ...rest] = words;
+  if (unit === undefined || relation === undefined || !['before', 'after', 'of'].includes(relation)) return [];
+  let day: string | undefined, month: string | undefined, year: string | undefined;
+  if (rest.length === 3 && isDay(rest[0]) && isMonth(rest[1]) && isYear(rest[2])) [day, month, year] = rest;
+  else if (rest.length === 3 && isMonth(rest[0]) && isDay(rest[1]) && isYear(rest[2])) [month, day, year] = rest;
+  else return [];
+  const anchor = Date.UTC(Number(year), MONTHS.indexOf(month!), Number(day));
+  const weekday = new Date(anchor).getUTCDay();
+  const monday = (ms: number): number => ms - ((new Date(ms).getUTCDay() + 6) % 7) * DAY_MS;
+  const target = WEEKDAYS.indexOf(unit);
+  if (target >= 0) {
+    if (relation === 'of') return [];
+    const back = (weekday - target + 7) % 7 || 7;
+    const ahead = (target - weekday + 7) % 7 || 7;
+    return fullForms(relation === 'before' ? anchor - back * DAY_MS : anchor + ahead * DAY_MS, '');
+  }
+  if (unit === 'week') {
+    const start = relation === 'before' ? monday(anchor) - 7 * DAY_MS : relation === 'after' ? monday(anchor) + 7 * DAY_MS : monday(anchor);
+    return fullForms(start, 'week of');
+  }
+  if (unit === 'weekend') {
+    // The weekend's Saturday: the last one before the day, the first after it, or the one of its week.
+    const saturday = relation === 'before' ? anchor - (((weekday - 6 + 7) % 7 || 7) * DAY_MS) : relation === 'after' ? anchor + (((6 - weekday + 7) % 7 || 7) * DAY_MS) : weekday === 0 ? anchor - DAY_MS : monday(anchor) + 5 * DAY_MS;
+    return fullForms(saturday, 'weekend of');
+  }
+  return [];
 }
 
 /** The gold answer as a string (LoCoMo has a few numbers), or null when there is none. */

@@ -54,6 +54,8 @@ interface Score {
   viaMaxChars: number[];
   /** Whether the short gold answer is in the texts that fit in ANSWER_BUDGET; null without one. */
   answer: boolean | null;
+  /** The same, a relative gold date ("the Friday before 15 July 2023") matched only as written. */
+  answerStrict: boolean | null;
 }
 
 export interface LoopAggregate {
@@ -68,6 +70,8 @@ export interface LoopAggregate {
   /** Questions with a short gold answer, and the share of them whose answer is in the first ANSWER_BUDGET characters. */
   answers: number;
   containment: number;
+  /** Containment with relative gold dates matched only as written (answers.ts `resolve: false`). */
+  containmentStrict: number;
 }
 
 /** What the dream made of one conversation (wiki-metrics.ts), with the names it was expected to page. */
@@ -115,6 +119,7 @@ export function score(ranked: Ranked, gold: readonly string[], answer?: string):
     budgets,
     viaMaxChars: ranked.viaMaxChars.map((ids) => [...wanted].filter((id) => ids.has(id)).length / wanted.size),
     answer: answer === undefined ? null : containsAnswer(texts, answerForms(answer)),
+    answerStrict: answer === undefined ? null : containsAnswer(texts, answerForms(answer, { resolve: false })),
   };
 }
 
@@ -131,6 +136,7 @@ export function aggregate(scores: readonly Score[]): LoopAggregate {
     viaMaxChars: BUDGETS.map((_, i) => mean((s) => s.viaMaxChars[i]!)),
     answers: scores.filter((s) => s.answer !== null).length,
     containment: share(scores.filter((s) => s.answer !== null).map((s) => s.answer === true)),
+    containmentStrict: share(scores.filter((s) => s.answerStrict !== null).map((s) => s.answerStrict === true)),
   };
 }
 
@@ -263,7 +269,8 @@ function renderContainment(r: LoopResults, names: Record<string, string>): strin
       `${ANSWER_BUDGET.toLocaleString('en-US')} characters (the cut of "recall@1400 chars", the first result always taken)? Both sides are normalized alike ` +
       '(lower case, NFKC, ordinals and number words as digits, punctuation to spaces, articles dropped; bench/answers.ts) and matched as whole words ' +
       'within one result; a date in the answer is also looked for in its other common forms ("7 May 2023", "May 7th, 2023", "2023-05-07"; a month with ' +
-      'its year or a year alone as written). Share of the short answers found (their count in brackets):',
+      'its year or a year alone as written), and a date said relative to another ("the Friday before 15 July 2023", "the week before 9 June 2023") also as ' +
+      'the day, week (from Monday) or weekend (by its Saturday) it names. Share of the short answers found (their count in brackets):',
     '',
   ];
   const rows: string[][] = [['split', 'phase', 'all', ...CATEGORIES.map((c) => `${c} ${names[c]}`)]];
@@ -271,7 +278,11 @@ function renderContainment(r: LoopResults, names: Record<string, string>): strin
   for (const [split, phases] of Object.entries(r.splits)) {
     for (const phase of ['before', 'after'] as const) rows.push([split, phase, cell(phases[phase].all), ...CATEGORIES.map((c) => cell(phases[phase][String(c)]))]);
   }
-  out.push(markdownTable(rows));
+  out.push(markdownTable(rows), '');
+  const strict = Object.entries(r.splits)
+    .map(([split, phases]) => `${split} ${pct(phases.before.all?.containmentStrict ?? Number.NaN)} → ${pct(phases.after.all?.containmentStrict ?? Number.NaN)}`)
+    .join('; ');
+  out.push(`Read strictly (a relative gold date matched only as written, as this table was read before 2026-11-29), all categories, before → after: ${strict}.`);
   return out;
 }
 

@@ -18,6 +18,7 @@ import { ROW_KINDS, type RowKind } from './rows.js';
 import { sqlString, type Hit, type IndexStore } from './store.js';
 import { inLineOrder, shownText, toUnits, trimUnit, unitText, type Scored, type Unit } from './units.js';
 import { RECALL_FILE } from '../recall/events.js';
+import { withoutCitations } from '../text/citation.js';
 
 /**
  * A vector neighbour always exists, however unrelated; below this cosine similarity it is noise, not a
@@ -165,7 +166,7 @@ export async function search(
     query: parsed,
   });
   const current = await supersede(store, scored, filter);
-  const results = bound(distinct(rank(toUnits(current))), k, options).map(toResult);
+  const results = bound(distinct(rank(toUnits(withoutRepeats(current)))), k, options).map(toResult);
   if (options.recordRecall ?? true) await recordSearch(ctx, query, options, results);
   return results;
 }
@@ -266,6 +267,35 @@ function rank(units: Unit[]): Unit[] {
       a.line - b.line,
   );
   return keyed.map((entry) => entry.unit);
+}
+
+/** A MEMORY.md line's text as its page states it: without the list marker and the " — [[Page]]" it ends with. */
+const CORE_SOURCE_RE = /\s+—\s+\[\[[^\]]+\]\]\s*$/u;
+const statementKey = (hit: Hit): string =>
+  withoutCitations(hit.kind === 'core' ? hit.text.replace(CORE_SOURCE_RE, '') : hit.text)
+    .replace(/^\s*[-*+]\s+/u, '')
+    .trim();
+
+/**
+ * A MEMORY.md line repeats a page's statement without its citation: where the page line was found too, the
+ * page line stands for both (it shows when it was said, and its fact), at the better of their scores.
+ */
+export function withoutRepeats(scored: readonly Scored[]): Scored[] {
+  const pages = new Map<string, number>();
+  scored.forEach((s, i) => {
+    if (s.hit.kind === 'page' && s.hit.citations.length > 0) pages.set(statementKey(s.hit), i);
+  });
+  if (pages.size === 0) return [...scored];
+  const out = [...scored];
+  const dropped = new Set<number>();
+  scored.forEach((s, i) => {
+    if (s.hit.kind !== 'core') return;
+    const page = pages.get(statementKey(s.hit));
+    if (page === undefined) return;
+    dropped.add(i);
+    if (s.score > out[page]!.score) out[page] = { ...out[page]!, score: s.score };
+  });
+  return out.filter((_, i) => !dropped.has(i));
 }
 
 /**

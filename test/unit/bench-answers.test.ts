@@ -35,6 +35,25 @@ describe('answerForms', () => {
     expect(answerForms('The week before 9 June 2023')).toContain('week before june 9 2023');
     expect(answerForms('The week before 9 June 2023')).toContain('week before 2023 6 9');
   });
+  test('a day, week or weekend said relative to a date is also that period as a resolved statement writes it', () => {
+    expect(answerForms('The Friday before 15 July 2023')).toContain('14 july 2023');
+    expect(answerForms('The friday before 15 July 2023')).toContain('2023 7 14');
+    expect(answerForms('The Monday after 15 July 2023')).toContain('17 july 2023');
+    expect(answerForms('The week before 9 June 2023')).toContain('week of 29 may 2023');
+    expect(answerForms('The week of 23 August 2023')).toContain('week of 21 august 2023');
+    expect(answerForms('The weekend before 17 July 2023')).toContain('weekend of 15 july 2023');
+    expect(answerForms('The weekend of 24June, 2022.')).toContain('weekend of 25 june 2022');
+    expect(answerForms('The weekend after 3June, 2022.')).toContain('weekend of 4 june 2022');
+  });
+  test('read strictly, a relative date is matched only as written', () => {
+    expect(answerForms('The Friday before 15 July 2023', { resolve: false })).not.toContain('14 july 2023');
+    expect(containsAnswer(['On Friday, 14 July 2023 she went.'], answerForms('The Friday before 15 July 2023'))).toBe(true);
+    expect(containsAnswer(['On Friday, 14 July 2023 she went.'], answerForms('The Friday before 15 July 2023', { resolve: false }))).toBe(false);
+  });
+  test('a phrase with more than the relative date is not resolved', () => {
+    expect(answerForms('Saturday before 25 May 2023 with friends')).not.toContain('20 may 2023 with friends');
+    expect(answerForms('early August, 2023')).toEqual(['early august 2023']);
+  });
   test('a day without a year in both orders; a month with its year and a year alone stand as they are', () => {
     expect(answerForms('13 August').sort()).toEqual(['13 august', 'august 13']);
     expect(answerForms('May 2023')).toEqual(['may 2023']);
