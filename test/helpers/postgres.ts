@@ -25,7 +25,7 @@ export function postgresBin(): string | null {
   const versions = readdirSync(root)
     .filter((v) => existsSync(join(root, v, "bin", "pg_ctl")))
     .sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(root, versions[0], "bin") : null;
+  return versions.length ? join(root, versions[0]!, "bin") : null;
 }
 
 /** Why PostgreSQL tests cannot run here, or null when they can. Throws under CI_REQUIRE_POSTGRES=1. */
