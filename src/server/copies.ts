@@ -50,7 +50,7 @@ export async function ensureCopy(settings: ServerSettings, key: VaultKey): Promi
   const remote = remoteOf(settings, key);
   if (remotesAreLocal(settings) && !existsSync(path.join(remote, 'HEAD'))) {
     await mkdir(remote, { recursive: true });
-    await run('git', ['init', '--bare', '--quiet', remote]);
+    await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', remote]);
   }
   await mkdir(path.dirname(root), { recursive: true });
   if (await remoteHasCommits(remote)) {
