@@ -6,17 +6,11 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parseDocument } from 'yaml';
-import { CONFIG_FILE } from '../core/config-keys.js';
-import { withWriteLock } from '../core/lock.js';
-import { commitPaths } from '../git/audit.js';
 import { isVaultRoot } from '../vault/locate.js';
 import { openVault, type Vault } from '../vault/vault.js';
-import { writeConfined } from '../vault/confined-write.js';
-import { loadConfig } from '../core/config.js';
 import { remotesAreLocal, type ServerSettings } from './settings.js';
 
 const run = promisify(execFile);
@@ -60,9 +54,7 @@ export async function ensureCopy(settings: ServerSettings, key: VaultKey): Promi
   }
   const { initVault } = await import('../vault/init.js');
   await initVault(root);
-  const uri = indexUriOf(settings, key);
-  if (uri !== null) await setIndexUri(root, uri);
-  const vault = await openVault({ vault: root });
+  const vault = await openCopy(settings, key, root);
   try {
     await vault.sync({ remote });
   } finally {
@@ -71,17 +63,17 @@ export async function ensureCopy(settings: ServerSettings, key: VaultKey): Promi
   return root;
 }
 
-/** Puts the vault's index on object storage: `index.uri` in its config (a URL, no credential), one commit. */
-async function setIndexUri(root: string, uri: string): Promise<void> {
-  const file = path.join(root, CONFIG_FILE);
-  const doc = parseDocument(await readFile(file, 'utf8'));
-  doc.setIn(['index', 'uri'], uri);
-  const config = await loadConfig(root);
-  await withWriteLock(root, async (lock) => {
-    await writeConfined(root, CONFIG_FILE, doc.toString());
-    await commitPaths(lock, config, { op: 'config', subject: 'config: the index lives on object storage (server)', body: `index.uri: ${uri}`, paths: [CONFIG_FILE] });
-  });
+/**
+ * The environment a vault is opened with: its index on object storage when VAULTKEEPER_INDEX_URI_BASE is set, through
+ * the `VAULTKEEPER_INDEX_URI` override of `index.uri` (core/config-keys.ts), so nothing of the deployment lands in
+ * the vault; the AWS_* variables pass through.
+ */
+export function vaultEnv(settings: ServerSettings, key: VaultKey, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const uri = indexUriOf(settings, key);
+  return uri === null ? env : { ...env, VAULTKEEPER_INDEX_URI: uri };
 }
+
+export const openCopy = (settings: ServerSettings, key: VaultKey, root: string): Promise<Vault> => openVault({ vault: root, env: vaultEnv(settings, key) });
 
 /** The opened vaults of one process, one Vault per working copy (its config read once, its index handle kept). */
 export class OpenVaults {
@@ -93,7 +85,7 @@ export class OpenVaults {
     const id = `${key.tenant}/${key.name}`;
     let vault = this.opened.get(id);
     if (vault === undefined) {
-      vault = ensureCopy(this.settings, key).then((root) => openVault({ vault: root }));
+      vault = ensureCopy(this.settings, key).then((root) => openCopy(this.settings, key, root));
       vault.catch(() => this.opened.delete(id));
       this.opened.set(id, vault);
     }

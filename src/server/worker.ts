@@ -55,7 +55,7 @@ async function runJob(kind: JobKind, job: PgBoss.Job<JobData>, deps: WorkerDeps)
       const result = await vault.dream({ force: job.data.force ?? false, ...(executor === undefined ? {} : { executor }) });
       if (result.status === 'failed') throw new VaultkeeperError('VK_DREAM_FAILED', `the dream failed: ${result.reason}`);
       const pushed = await syncVault(vault);
-      return { status: result.status, run: result.run, reason: result.reason, consolidator: result.consolidator, commit: result.commit ?? null, sync: pushed };
+      return { status: result.status, run: result.run, reason: result.reason, consolidator: result.consolidator, fallback: result.fallback, commit: result.commit ?? null, sync: pushed };
     }
     case 'reindex': {
       const result = await vault.reindex();
