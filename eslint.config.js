@@ -16,7 +16,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/**', 'src/mcp/**', 'src/daemon/**'],
+    ignores: ['src/cli/**', 'src/mcp/**', 'src/daemon/**', 'src/server/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/mcp/**'], message: 'the core never imports a frontend' }] }],
     },

@@ -32,6 +32,15 @@ const EXAMPLES: Record<string, string[]> = {
   demo: ['vaultkeeper demo', 'vaultkeeper demo /tmp/vk-demo'],
   sync: ['vaultkeeper sync --remote ~/Sync/memory.git   # once', 'vaultkeeper sync                              # then, on each machine'],
   clone: ['vaultkeeper clone ~/Sync/memory.git ~/memory'],
+  server: ['vaultkeeper server --port 8787', 'vaultkeeper server --no-workers   # then, as many as needed: vaultkeeper worker'],
+  'server vault': ['vaultkeeper server vault create notes --tenant ana', 'vaultkeeper server vault list --tenant ana'],
+  'server vault create': ['vaultkeeper server vault create notes --tenant ana'],
+  'server vault list': ['vaultkeeper server vault list --json'],
+  'server token': ['vaultkeeper server token create --tenant ana --vault notes --scope read,write', 'vaultkeeper server token revoke 3f9a1c2b7d4e'],
+  'server token create': ['vaultkeeper server token create --tenant ana --vault notes --scope read,write'],
+  'server token revoke': ['vaultkeeper server token revoke 3f9a1c2b7d4e'],
+  'server tenant': ['vaultkeeper server tenant ana --tokens-per-day 200000 --cost-per-day 2'],
+  worker: ['vaultkeeper worker --concurrency 4'],
   purge: ['vaultkeeper purge f-7k2m9q0a1b --reason "a password"', 'vaultkeeper purge --match "door code" --yes --json'],
   capture: ['vaultkeeper capture add claude-code --project ~/code/app', 'vaultkeeper capture list', 'vaultkeeper capture remove claude-code'],
   'capture add': ['vaultkeeper capture add claude-code --project ~/code/app', 'vaultkeeper capture add codex'],
@@ -48,6 +57,12 @@ const EXAMPLES: Record<string, string[]> = {
   'vaults list': ['vaultkeeper vaults list --json'],
   'vaults remove': ['vaultkeeper vaults remove work'],
 };
+
+/** The examples block of a command's help, for a command that writes its own help text (server, worker). */
+export function examplesText(name: string): string {
+  const lines = EXAMPLES[name] ?? [];
+  return lines.length === 0 ? '' : `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
 
 /** Adds the examples to `program` and every command under it. */
 export function addExamples(command: Command, prefix = ''): void {

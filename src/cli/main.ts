@@ -9,12 +9,23 @@ import { failpointArmed } from '../core/failpoint.js';
 import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import { allowBatchTiering } from '../core/tiering.js';
-import { addExamples } from './examples.js';
+import { addExamples, examplesText } from './examples.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** What `server` and `worker` read from the environment (kept here: the help must not load the server's modules). */
+const SERVER_ENV_HELP = [
+  '  DATABASE_URL                 the PostgreSQL URL, postgres://HOST:5432/DB (required): tenants, vaults, tokens, usage, jobs',
+  '  VAULTKEEPER_SERVER_DATA      the working copies (default ~/.local/share/vaultkeeper/server)',
+  '  VAULTKEEPER_REMOTES          a folder of bare git repositories, or a git URL base (default DATA/remotes)',
+  '  VAULTKEEPER_INDEX_URI_BASE   e.g. s3://bucket/prefix, with AWS_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION',
+  '  VAULTKEEPER_TENANT_TOKENS_PER_DAY, VAULTKEEPER_TENANT_COST_PER_DAY   default daily LLM caps of a tenant',
+  '  VAULTKEEPER_LLM_CALLS_PER_MINUTE   LLM calls a minute, shared by every worker',
+  '  VAULTKEEPER_JOB_EXPIRE_S, VAULTKEEPER_JOB_RETRY_DELAY_S, VAULTKEEPER_JOB_RETRY_LIMIT   a lost job is retried after (900 s), first retry delay (30 s, then backing off), retries (3)',
+].join('\n');
 
 /**
  * The program with the definitions of every command, or only of `only` (see `commandNamed`): commander parses each
@@ -344,6 +355,63 @@ function build(only: string | null = null): Command {
     .option('-y, --yes', 'do not ask for confirmation (for scripts)')
     .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts, command: Command) => (await import('./commands/purge.js')).run(id, opts, globals(command)));
+
+  if (want('server')) {
+    const server = program
+      .command('server')
+      .description('the hosted API: many vaults behind bearer tokens, REST and MCP per vault, jobs on PostgreSQL (docs/hosting.md)')
+      .option('--port <port>', 'the HTTP port (default 8787; 0 picks a free one)', parsePort)
+      .option('--host <host>', 'the address to listen on (default 127.0.0.1)')
+      .option('--no-workers', 'run the API alone; run the jobs with `vaultkeeper worker`')
+      .option('--concurrency <n>', 'jobs of each kind this process runs at once (default 2)', parsePositiveInt)
+      .addHelpText('after', () => `${examplesText('server')}\nSettings, from the environment:\n${SERVER_ENV_HELP}\n`)
+      .action(async (opts) => (await import('./commands/server.js')).serve(opts));
+    const vault = server.command('vault').description("the server's vaults: each a working copy and a git remote (its canonical copy)");
+    vault
+      .command('create')
+      .description('create a vault for a tenant (the tenant too, when new), its working copy and its remote')
+      .argument('<name>', 'the vault: lower-case letters, digits, - and _')
+      .requiredOption('--tenant <tenant>', 'the tenant it belongs to')
+      .option('--json', 'print the result as JSON')
+      .action(async (name: string, opts) => (await import('./commands/server.js')).vaultCreate(name, opts));
+    vault
+      .command('list')
+      .description('the vaults, of every tenant or of one')
+      .option('--tenant <tenant>', 'only this tenant\'s')
+      .option('--json', 'print the result as JSON')
+      .action(async (opts) => (await import('./commands/server.js')).vaultList(opts));
+    const token = server.command('token').description('bearer tokens: bound to a tenant (and maybe one vault) with scopes read, write, admin; stored hashed');
+    token
+      .command('create')
+      .description('create a token and print it once, as the last line')
+      .requiredOption('--tenant <tenant>', 'the tenant it opens')
+      .option('--vault <name>', 'only this vault of the tenant (default: every vault of the tenant)')
+      .option('--scope <scopes>', 'comma-separated: read, write, admin', 'read')
+      .option('--json', 'print the result as JSON')
+      // --vault is also the program's global option (a vault's path), which commander gives the value to.
+      .action(async (opts, command: Command) => (await import('./commands/server.js')).tokenCreate({ ...opts, vault: opts.vault ?? globals(command).vault }));
+    token
+      .command('revoke')
+      .description('revoke a token, by its id (vk_<id>_…) or the token itself')
+      .argument('<id>', 'the token id, or the token')
+      .option('--json', 'print the result as JSON')
+      .action(async (id: string, opts) => (await import('./commands/server.js')).tokenRevoke(id, opts));
+    server
+      .command('tenant')
+      .description("a tenant's LLM usage today and its daily caps; set them with --tokens-per-day and --cost-per-day")
+      .argument('<tenant>', 'the tenant')
+      .option('--tokens-per-day <n>', 'the daily token cap, or none')
+      .option('--cost-per-day <n>', 'the daily cost cap (in the currency of llm.prices), or none')
+      .option('--json', 'print the result as JSON')
+      .action(async (tenant: string, opts) => (await import('./commands/server.js')).tenantCaps(tenant, opts));
+  }
+
+  if (want('worker')) program
+    .command('worker')
+    .description("run the server's jobs (dream, reindex, extract, digest, sync) from its PostgreSQL queue; as many processes as you like")
+    .option('--concurrency <n>', 'jobs of each kind this process runs at once (default 2)', parsePositiveInt)
+    .addHelpText('after', () => `${examplesText('worker')}\nSettings, from the environment:\n${SERVER_ENV_HELP}\n`)
+    .action(async (opts) => (await import('./commands/server.js')).work(opts));
 
   addExamples(program);
   return program;

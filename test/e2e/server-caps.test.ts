@@ -1,0 +1,117 @@
+/**
+ * The server's LLM limits (issue 28): a tenant over its daily cap dreams offline without one call to the model, as on
+ * one machine; another tenant's dream calls the model, and its spend is metered to it in Postgres. The server runs
+ * with its workers in the same process here (the default, without --no-workers).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
+import { startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+
+const missing = postgresMissing();
+if (missing !== null) console.warn(`skipping server cap tests: ${missing}`);
+
+interface JobState {
+  state: string;
+  output: { status?: string; consolidator?: string | null; fallback?: string | null } | null;
+}
+
+describe.skipIf(missing !== null)('vaultkeeper server LLM caps', () => {
+  let pgServer: Postgres;
+  let llm: FakeLlm;
+  let dir: string;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  const tokens: Record<string, string> = {};
+
+  const cli = async (args: string[]): Promise<string> => {
+    const result = await runCli(args, { env, timeoutMs: 60_000 });
+    if (result.code !== 0) throw new Error(`vaultkeeper ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+    return result.stdout;
+  };
+  const call = async (tenant: string, method: string, url: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(`${server.url}/v1/vaults/notes/${url}`, {
+      method,
+      headers: { authorization: `Bearer ${tokens[tenant]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const dream = async (tenant: string): Promise<JobState> => {
+    await call(tenant, 'POST', 'remember', { facts: [{ text: `${tenant} planted tomatoes in the garden`, category: 'moment', date: '2026-03-02' }] });
+    const { job } = (await call(tenant, 'POST', 'dream', { force: true })) as { job: string };
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const state = (await call(tenant, 'GET', `jobs/${job}`)) as JobState;
+      if (state.state === 'completed' || state.state === 'failed') return state;
+      if (Date.now() > deadline) throw new Error(`job ${job} is still ${state.state}\n${server.log()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    // The model answers every call with a short text and no tool call: the agent's dream then falls back offline,
+    // after calls that each report 100 + 10 tokens.
+    llm = await startFakeLlm([], { fallback: { text: 'Nothing to do.', usage: { prompt_tokens: 100, completion_tokens: 10 } } });
+    dir = mkdtempSync(path.join(tmpdir(), 'vk-server-caps-'));
+    env = {
+      DATABASE_URL: pgServer.url,
+      VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
+      VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
+      HOME: path.join(dir, 'home'),
+      LANCE_CPU_THREADS: '2',
+    };
+    for (const tenant of ['ana', 'bob']) {
+      await cli(['server', 'vault', 'create', 'notes', '--tenant', tenant]);
+      tokens[tenant] = (await cli(['server', 'token', 'create', '--tenant', tenant, '--scope', 'read,write'])).trimEnd().split('\n').at(-1)!;
+      const root = path.join(dir, 'data', 'vaults', tenant, 'notes');
+      const file = path.join(root, '.vaultkeeper', 'config.yaml');
+      const doc = parseDocument(readFileSync(file, 'utf8'));
+      doc.setIn(['llm', 'base_url'], llm.baseUrl);
+      doc.setIn(['llm', 'model'], 'fake');
+      doc.setIn(['llm', 'max_attempts'], 1);
+      doc.setIn(['llm', 'fallback'], 'offline');
+      doc.setIn(['dream', 'max_retries'], 1);
+      writeFileSync(file, doc.toString());
+      execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    }
+    await cli(['server', 'tenant', 'ana', '--tokens-per-day', '0']);
+    server = await startServerProcess(env);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await llm?.close();
+    await pgServer?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('dreams offline for a tenant over its daily cap, without calling the model', async () => {
+    const done = await dream('ana');
+    expect(done.state, JSON.stringify(done)).toBe('completed');
+    expect(done.output).toMatchObject({ status: 'ok', consolidator: 'offline' });
+    expect(done.output?.fallback ?? '').toMatch(/cap/);
+    expect(llm.requests).toHaveLength(0);
+    const usage = JSON.parse(await cli(['server', 'tenant', 'ana', '--json'])) as { caps: { tokens_per_day: number }; today: { calls: number } };
+    expect(usage).toMatchObject({ caps: { tokens_per_day: 0 }, today: { calls: 0 } });
+  }, 120_000);
+
+  it('meters the calls of a tenant under its cap to that tenant', async () => {
+    const done = await dream('bob');
+    expect(done.state, JSON.stringify(done)).toBe('completed');
+    expect(llm.requests.length).toBeGreaterThan(0);
+    const usage = JSON.parse(await cli(['server', 'tenant', 'bob', '--json'])) as { today: { calls: number; total_tokens: number } };
+    expect(usage.today.calls).toBe(llm.requests.length);
+    expect(usage.today.total_tokens).toBe(110 * llm.requests.length);
+    const ana = JSON.parse(await cli(['server', 'tenant', 'ana', '--json'])) as { today: { calls: number } };
+    expect(ana.today.calls).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,63 @@
+/** The hosted server (`vaultkeeper server` / `vaultkeeper worker`) as a child process of a test, on a free port of 127.0.0.1. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI } from './cli.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:PORT, or '' for a worker. */
+  url: string;
+  /** Everything it wrote to stderr so far. */
+  log(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export function startProcess(args: readonly string[], env: Record<string, string | undefined>, ready: RegExp): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let settled = false;
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      child.kill('SIGKILL');
+      reject(new Error(`vaultkeeper ${args.join(' ')} did not start within 30 s:\n${stderr}`));
+    }, 30_000);
+    child.stdout!.setEncoding('utf8').on('data', () => undefined);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const match = ready.exec(stderr);
+      if (match !== null && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: match[1] ?? '',
+          log: () => stderr,
+          exited,
+          async stop() {
+            if (child.exitCode !== null || child.signalCode !== null) return;
+            child.kill('SIGTERM');
+            const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            await exited;
+            clearTimeout(killer);
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Error(`vaultkeeper ${args.join(' ')} exited ${code}:\n${stderr}`));
+    });
+  });
+}
+
+export const startServerProcess = (env: Record<string, string | undefined>, extra: readonly string[] = []): Promise<ServerProcess> =>
+  startProcess(['server', '--port', '0', ...extra], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+
+export const startWorkerProcess = (env: Record<string, string | undefined>, extra: readonly string[] = []): Promise<ServerProcess> =>
+  startProcess(['worker', ...extra], env, /vaultkeeper worker: running/);
