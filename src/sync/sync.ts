@@ -15,9 +15,10 @@ import { CONFIG_FILE } from '../core/config-keys.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock, withWriteLock, type WriteLock } from '../core/lock.js';
 import { packageFile } from '../core/package-files.js';
-import { commitIdentity, commitMessage, commitPaths, uncommittedChanges } from '../git/audit.js';
+import { commitIdentity, commitMessage, commitPaths } from '../git/audit.js';
 import { finishInterrupted } from '../git/intent.js';
 import { GitCommandError, gitRunner, type GitRunner } from '../git/run.js';
+import { snapshotEdits } from '../git/snapshot.js';
 import { removeForgottenLines } from '../dream/forgotten.js';
 import { writeIndex } from '../dream/generate.js';
 import { MEMORY_FILE, regenerateMemory } from '../dream/memory.js';
@@ -79,7 +80,7 @@ async function syncLocked(ctx: VaultContext, lock: WriteLock, options: SyncOptio
   await installMergeDriver(git);
   await commitAttributes(lock, ctx.config);
   const dreamsHere = await claimDream(lock, ctx, env);
-  await snapshotEdits(lock, ctx.config);
+  await snapshotEdits(lock, ctx.config, { before: 'sync', why: "Committed as they were, so the sync merges them with the other machine's changes." });
 
   const branch = (await git.raw(['symbolic-ref', '--short', 'HEAD'])).trim();
   // After a purge the remote holds the old history: it is replaced, never fetched and merged (push-due.ts).
@@ -225,18 +226,6 @@ async function claimDream(lock: WriteLock, ctx: VaultContext, env: NodeJS.Proces
     paths: [CONFIG_FILE],
   });
   return here;
-}
-
-/** A person's uncommitted edits are committed as theirs first: a merge must not stop on them, nor take them. */
-async function snapshotEdits(lock: WriteLock, config: Config): Promise<void> {
-  const paths = (await uncommittedChanges(lock.root)).map((c) => c.path).filter((p) => p !== '');
-  if (paths.length === 0) return;
-  await commitPaths(lock, config, {
-    op: 'snapshot',
-    subject: "snapshot: a person's edits before sync",
-    body: `Committed as they were, so the sync merges them with the other machine's changes.\n\n${paths.map((p) => `- ${p}`).join('\n')}`,
-    paths,
-  });
 }
 
 async function remoteHead(git: GitRunner, branch: string): Promise<string | null> {
