@@ -11,6 +11,7 @@
  *   --dendron-runs 10  runs per step there      --dendron-data PATH  the notes (default ../shared/data/dendron-vault)
  *   --only large       only the 100k-fact vault's remember and rebuild (against qmd with QMD_BIN; see large.ts)
  *   --large-runs 3 --large-remembers 15
+ *   --only fsync       only remember and forget timed with fsync on and off (see fsync-cost.ts)   --fsync-runs 20
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -32,6 +33,7 @@ import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { measureLarge, renderLarge } from './large.js';
 import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
+import { measureFsync, renderFsync } from './fsync-cost.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, mib, ms, summarize, type MachineInfo, type Summary } from './stats.js';
@@ -57,6 +59,7 @@ interface Settings {
   dendronData: string;
   largeRuns: number;
   largeRemembers: number;
+  fsyncRuns: number;
   backlogSizes: number[];
 }
 
@@ -158,6 +161,7 @@ function settings(): Settings {
       'dendron-data': { type: 'string' },
       'large-runs': { type: 'string' },
       'large-remembers': { type: 'string' },
+      'fsync-runs': { type: 'string' },
       'backlog-sizes': { type: 'string' },
     },
   });
@@ -187,6 +191,7 @@ function settings(): Settings {
     dendronData: path.resolve(values['dendron-data'] ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'dendron-vault')),
     largeRuns: int(values['large-runs'], 3, 'large-runs'),
     largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
+    fsyncRuns: int(values['fsync-runs'], 20, 'fsync-runs'),
     backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
   };
 }
@@ -208,7 +213,15 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large' && s.only !== 'dream-backlog') throw new Error(`--only takes 'dendron', 'large' or 'dream-backlog', got '${s.only}'`);
+    if (s.only !== null && s.only !== 'dendron' && s.only !== 'large' && s.only !== 'dream-backlog' && s.only !== 'fsync') throw new Error(`--only takes 'dendron', 'large', 'dream-backlog' or 'fsync', got '${s.only}'`);
+    if (s.only === 'fsync' || s.only === null) {
+      const fsyncMachine = machineInfo();
+      const fsync = await attempt('fsync on and off', () => measureFsync(base, { runs: s.quick ? 4 : s.fsyncRuns, env }));
+      const fsyncMarkdown = failed(fsync) ? `### What durability costs: fsync on and off\n\nNot measured: ${fsync.error}` : `${renderFsync(fsync)}\n\n${machineLine(fsyncMachine, os.loadavg()[0]!)}`;
+      print(fsyncMarkdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-fsync', fsyncMarkdown);
+      if (s.only === 'fsync') return;
+    }
     if (s.only === 'dream-backlog') {
       const backlogMachine = machineInfo();
       const backlog = await attempt('the dream backlog', () => measureDreamBacklog(base, { sizes: s.backlogSizes, perDay: 200, env }));
