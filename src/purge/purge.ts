@@ -5,6 +5,8 @@
  * keep a hash of it; log.md says a purge happened (ids, date, reason, never the text); one commit holds it, then
  * the git history is rewritten so that no object holds the text. The index and the embedding cache are rebuilt by
  * the caller (Vault.purge), since a local index folder or a remote table is dropped whole with its old versions.
+ * What it erases is recorded first (intent.ts) and every step is idempotent, so a purge a crash interrupted is
+ * finished by the next command (resumePurge, called when any command opens the vault).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
