@@ -107,7 +107,7 @@ describe.skipIf(!mounted)(`a full disk${mounted ? '' : ` (skipped: ${why})`}`, (
     const texts = final.facts.map((f) => f.text);
     expect(new Set(texts).size).toBe(texts.length);
     expect((await git(root, ['status', '--porcelain', '--', LOG])).trim()).toBe('');
-  });
+  }, 240_000);
 
   it('after a fact stored but not committed, a full disk: remember, a batch and MCP say nothing was saved and write nothing', async () => {
     await rm(path.join(mountPoint, 'vault'), { recursive: true, force: true });
