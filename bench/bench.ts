@@ -13,6 +13,7 @@
  *   --large-runs 3 --large-remembers 15
  *   --only search-scale  search at 10k-1M facts: in process beside the floor and qmd, the CLI, warm MCP (search-scale.ts)
  *   --scale-facts 10000,100000,300000,1000000 --scale-dir PATH (keeps the generated vaults for the next run)
+ *   --only fsync       only remember and forget timed with fsync on and off (see fsync-cost.ts)   --fsync-runs 20
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -35,6 +36,7 @@ import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { measureLarge, renderLarge } from './large.js';
 import { measureSearchScale, renderSearchScale } from './search-scale.js';
 import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
+import { measureFsync, renderFsync } from './fsync-cost.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, mib, ms, summarize, type MachineInfo, type Summary } from './stats.js';
@@ -60,6 +62,7 @@ interface Settings {
   dendronData: string;
   largeRuns: number;
   largeRemembers: number;
+  fsyncRuns: number;
   backlogSizes: number[];
   scaleFacts: number[];
   scaleDir: string | null;
@@ -163,6 +166,7 @@ function settings(): Settings {
       'dendron-data': { type: 'string' },
       'large-runs': { type: 'string' },
       'large-remembers': { type: 'string' },
+      'fsync-runs': { type: 'string' },
       'backlog-sizes': { type: 'string' },
       'scale-facts': { type: 'string' },
       'scale-dir': { type: 'string' },
@@ -194,6 +198,7 @@ function settings(): Settings {
     dendronData: path.resolve(values['dendron-data'] ?? path.join(REPO_ROOT, '..', 'shared', 'data', 'dendron-vault')),
     largeRuns: int(values['large-runs'], 3, 'large-runs'),
     largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
+    fsyncRuns: int(values['fsync-runs'], 20, 'fsync-runs'),
     backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
     scaleFacts: (values['scale-facts'] ?? '10000,100000,300000,1000000').split(',').map((v) => int(v.trim(), 0, 'scale-facts')),
     scaleDir: values['scale-dir'] ?? null,
@@ -217,13 +222,22 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    if (s.only !== null && !['dendron', 'large', 'dream-backlog', 'search-scale'].includes(s.only)) throw new Error(`--only takes 'dendron', 'large', 'dream-backlog' or 'search-scale', got '${s.only}'`);
+    const parts = ['dendron', 'large', 'dream-backlog', 'search-scale', 'fsync'];
+    if (s.only !== null && !parts.includes(s.only)) throw new Error(`--only takes one of ${parts.join(', ')}, got '${s.only}'`);
     if (s.only === 'search-scale') {
       const scale = { facts: s.scaleFacts, dir: s.scaleDir ?? path.join(base, 'scale'), rounds: 5, cliRuns: 8, mcpRuns: 60 };
       const markdown = `### Search at 10k to 1M facts\n\n${renderSearchScale(await measureSearchScale(scale), scale)}`;
       print(markdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-search-scale', markdown);
       return;
+    }
+    if (s.only === 'fsync' || s.only === null) {
+      const fsyncMachine = machineInfo();
+      const fsync = await attempt('fsync on and off', () => measureFsync(base, { runs: s.quick ? 4 : s.fsyncRuns, env }));
+      const fsyncMarkdown = failed(fsync) ? `### What durability costs: fsync on and off\n\nNot measured: ${fsync.error}` : `${renderFsync(fsync)}\n\n${machineLine(fsyncMachine, os.loadavg()[0]!)}`;
+      print(fsyncMarkdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-fsync', fsyncMarkdown);
+      if (s.only === 'fsync') return;
     }
     if (s.only === 'dream-backlog') {
       const backlogMachine = machineInfo();

@@ -7,7 +7,7 @@ import { withWriteLock, type WriteLock } from '../core/lock.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { commitPaths } from '../git/audit.js';
 import { appendBatch, canonicalFact, formatFactLine, logRelPath, type AppendedFact, type CanonicalFact, type FactInput } from '../logs/factlog.js';
-import { applySecretsPolicy, SecretRefusedError } from '../secrets/policy.js';
+import { applySecretsPolicy, applyTagsPolicy, SecretRefusedError } from '../secrets/policy.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 
@@ -233,8 +233,10 @@ async function screenSecrets(
   for (const [index, input] of inputs.entries()) {
     try {
       const { texts, redacted: found } = await applySecretsPolicy([input.text], policy);
-      if (found.length > 0) redacted.push({ index: kept.length, kinds: found[0]!.kinds });
-      kept.push({ ...input, text: texts[0]! });
+      const tags = await applyTagsPolicy(input.tags ?? [], policy);
+      const kinds = [...new Set([...(found[0]?.kinds ?? []), ...tags.kinds])];
+      if (kinds.length > 0) redacted.push({ index: kept.length, kinds });
+      kept.push({ ...input, text: texts[0]!, ...(input.tags === undefined ? {} : { tags: tags.tags }) });
     } catch (error) {
       if (!(error instanceof SecretRefusedError)) throw error;
       if (!skipRefused) throw new SecretRefusedError(index, inputs.length, error.kinds);

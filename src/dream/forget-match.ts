@@ -8,93 +8,13 @@
  * positives on LoCoMo statements are measured by bench/dream-errors.ts (docs/benchmarks.md).
  */
 import { parse as parseYaml } from 'yaml';
-import { normalizeText, containsWords } from '../text/normalize.js';
+import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
-import { citedInLine, frontmatterEnd } from '../tombstones/lines.js';
+import { forgottenUnits, frontmatterEnd } from '../tombstones/lines.js';
+import { contentWords, forgetMatcher, stem, type ForgetMatcher } from '../tombstones/match.js';
 
-/** Words that say nothing of what a fact is about: left out of the word-order and similarity rules. */
-const STOP = new Set(
-  ('a an the and or but if of to in on at by for with from as is are was were be been being am do does did has have had i me my mine we our ' +
-    'you your he him his she her it its they them their this that these those there here so not no yes very just also too than then now ' +
-    'will would can could should shall may might must about into over under up down out off again once all any some each both more most ' +
-    'what which who whom when where why how really')
-    .split(' '),
-);
-/** The word-order rule needs this many content words (fewer match too much); the similarity rule this many. */
-export const MIN_ORDER_WORDS = 3;
-export const MIN_SIMILAR_WORDS = 4;
-/** Jaccard of content words at which a sentence is taken for a reworded fact. */
-export const SIMILARITY = 0.75;
-const FACT_ID_RE = /\bf-[0-9a-z]{6,}\b/g;
-
-export interface ForgetMatcher {
-  readonly empty: boolean;
-  /** True when `text` (a line, a paragraph, a frontmatter value, a page name) states a forgotten fact. */
-  matches(text: string): boolean;
-  /** Which rule matched `text`, or null: for the bench's false-positive count. */
-  rule(text: string): 'id' | 'text' | 'order' | 'similar' | null;
-}
-
-/** A word reduced to a crude stem (a plural's or a third person's s), so "peanut" and "peanuts" meet. */
-const stem = (word: string): string => (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
-
-/** The content words of a normalized text, stemmed. */
-export function contentWords(normalized: string): Set<string> {
-  return new Set(normalized.split(' ').filter((w) => w.length > 1 && !STOP.has(w)).map(stem));
-}
-
-/** The sentences of a text (split at . ! ? ; and line ends), each normalized. */
-function sentences(text: string): string[] {
-  return text
-    .split(/[.!?;\n]+(?:\s|$)|\n/)
-    .map(normalizeText)
-    .filter((s) => s !== '');
-}
-
-interface Forgotten {
-  text: string;
-  words: Set<string>;
-}
-
-const cache = new WeakMap<TombstoneSet, ForgetMatcher>();
-
-/** The matcher of a tombstone set (made once per set). */
-export function forgetMatcher(tombstones: TombstoneSet): ForgetMatcher {
-  const known = cache.get(tombstones);
-  if (known !== undefined) return known;
-  const ids = new Set(tombstones.entries.map((e) => e.id));
-  const facts: Forgotten[] = [];
-  const seen = new Set<string>();
-  for (const entry of tombstones.entries) {
-    // A purged fact's tombstone holds a hash, not its text (its id and tombstones.repeats still match it).
-    const text = normalizeText(entry.text ?? '');
-    if (text === '' || seen.has(text)) continue;
-    seen.add(text);
-    facts.push({ text, words: contentWords(text) });
-  }
-  const hashed = tombstones.entries.some((e) => e.text === undefined && e.hash !== undefined);
-  const rule = (raw: string): ReturnType<ForgetMatcher['rule']> => {
-    if (facts.length === 0 && ids.size === 0) return null;
-    if (citedInLine(raw).some((id) => ids.has(id)) || [...raw.matchAll(FACT_ID_RE)].some((m) => ids.has(m[0]))) return 'id';
-    const whole = normalizeText(raw);
-    if (facts.some((f) => containsWords(whole, f.text)) || (hashed && tombstones.repeats(raw))) return 'text';
-    for (const sentence of sentences(raw)) {
-      const words = contentWords(sentence);
-      for (const fact of facts) {
-        const size = fact.words.size;
-        if (size < MIN_ORDER_WORDS) continue;
-        let shared = 0;
-        for (const w of fact.words) if (words.has(w)) shared++;
-        if (shared === size && words.size <= 2 * size + 2) return 'order';
-        if (size >= MIN_SIMILAR_WORDS && shared / (size + words.size - shared) >= SIMILARITY) return 'similar';
-      }
-    }
-    return null;
-  };
-  const matcher: ForgetMatcher = { empty: facts.length === 0 && ids.size === 0 && !hashed, matches: (text) => rule(text) !== null, rule };
-  cache.set(tombstones, matcher);
-  return matcher;
-}
+// The matcher lives with the tombstones (the index filters lines with it too); the dream's importers find it here.
+export { contentWords, forgetMatcher, MIN_ORDER_WORDS, MIN_SIMILAR_WORDS, SIMILARITY, type ForgetMatcher } from '../tombstones/match.js';
 
 /**
  * Whether a page's name states a forgotten fact: the name as a text (the rules above), or a name of at least two
@@ -124,8 +44,6 @@ export interface Scrub {
   numbers: Set<number>;
 }
 
-const LIST_OR_HEADING = /^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\|)/;
-const HEADING = /^#{1,6}\s/;
 
 /**
  * `content` without the units that state a forgotten fact: body units (a list item, heading or paragraph line
@@ -140,18 +58,7 @@ export function scrubForgotten(content: string, tombstones: TombstoneSet): Scrub
   const replace = new Map<number, string>();
   const bodyStart = frontmatterEnd(lines);
   if (bodyStart > 0) scrubFrontmatter(lines, 1, bodyStart - 1, matcher, drop, replace);
-  for (let i = bodyStart; i < lines.length; ) {
-    if (lines[i]!.trim() === '') {
-      i++;
-      continue;
-    }
-    let end = i + 1;
-    // A heading stands alone; any other line takes the lines continuing it (a reflowed fact).
-    while (!HEADING.test(lines[i]!) && end < lines.length && lines[end]!.trim() !== '' && !LIST_OR_HEADING.test(lines[end]!)) end++;
-    const unit = lines.slice(i, end);
-    if (matcher.matches(unit.join(' '))) for (let n = i; n < end; n++) drop.add(n);
-    i = end;
-  }
+  for (const n of forgottenUnits(lines, bodyStart, tombstones)) drop.add(n);
   if (drop.size === 0 && replace.size === 0) return { content, removed: [], numbers: new Set() };
   const removed: string[] = [];
   const kept: string[] = [];

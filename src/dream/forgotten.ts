@@ -39,16 +39,27 @@ export async function removeForgottenLines(root: string, tombstones: TombstoneSe
   return changed;
 }
 
-/** The lines that cite or repeat a forgotten fact on the pages of `root` that removeForgottenLines would rewrite. */
-export async function forgottenLinesHeld(root: string, tombstones: TombstoneSet): Promise<string[]> {
+/** The pages removeForgottenLines would rewrite, each with the lines it would take off (forget's intent names them). */
+export async function pagesHoldingForgotten(root: string, tombstones: TombstoneSet): Promise<{ path: string; lines: string[] }[]> {
   if (tombstones.entries.length === 0) return [];
-  const held: string[] = [];
+  const held: { path: string; lines: string[] }[] = [];
   for (const rel of await listWikiPages(root)) {
     const target = await pageWriteTarget(root, rel);
     if (!target.ok || target.rel !== rel || !target.exists) continue;
-    held.push(...scrubForgotten(await readFile(target.abs, 'utf8'), tombstones).removed);
+    const { removed } = scrubForgotten(await readFile(target.abs, 'utf8'), tombstones);
+    if (removed.length > 0) held.push({ path: rel, lines: removed });
   }
   return held;
+}
+
+/** The lines that cite or repeat a forgotten fact on the pages of `root` that removeForgottenLines would rewrite. */
+export async function forgottenLinesHeld(root: string, tombstones: TombstoneSet): Promise<string[]> {
+  return (await pagesHoldingForgotten(root, tombstones)).flatMap((p) => p.lines);
+}
+
+/** Whether a page's text holds a line, unit or frontmatter value that states a forgotten fact. */
+export function holdsForgotten(content: string, tombstones: TombstoneSet): boolean {
+  return scrubForgotten(content, tombstones).removed.length > 0;
 }
 
 /**

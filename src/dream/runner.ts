@@ -5,7 +5,8 @@
  * crash leaves it as it was, and the batch is simply redone.
  */
 import { dreamsElsewhere } from '../sync/machine.js';
-import { copyFile, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { syncDirs, writeFileAtomic } from './tools/atomic.js';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
 import { errorMessage, VaultkeeperError } from '../core/errors.js';
@@ -650,15 +651,17 @@ async function apply(ctx: VaultContext, tree: string, base: string, run: string,
     // Written before the first copy, removed after the commit: a crash in between is finished by the next writer.
     await writeIntent(lock, { kind: 'apply', base, source: path.relative(ctx.root, tree), deleted: changes.filter((c) => c.status === 'D').map((c) => c.path), request: { ...request, paths: [...request.paths] } });
     failpoint('dream:before-apply');
+    // Each page by temp file, fsync and rename, each folder flushed once after: on disk before the commit says so.
+    const dirs = new Set<string>();
     for (const change of changes) {
       // The run's changes are real paths; a link in the vault on the way is refused, never followed.
       const target = await confinedPath(ctx.root, change.path);
-      if (change.status === 'D') await rm(target, { force: true });
-      else {
-        await mkdir(path.dirname(target), { recursive: true });
-        await copyFile(path.join(tree, change.path), target);
-      }
+      if (change.status === 'D') {
+        await rm(target, { force: true });
+        dirs.add(path.dirname(target));
+      } else await writeFileAtomic(target, await readFile(path.join(tree, change.path)), { dirs });
     }
+    await syncDirs(dirs);
     failpoint('dream:after-apply');
     const commit = await commitPaths(lock, ctx.config, request);
     failpoint('dream:after-commit');

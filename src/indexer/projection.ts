@@ -7,7 +7,7 @@ import { isPending, type Journal } from '../dream/journal.js';
 import { parsePage, type ParsedPage } from '../pages/parse.js';
 import { keyedSubject } from '../text/keyed.js';
 import { readStateChange, subjectWords } from '../text/state-change.js';
-import { citedInLine, isForgottenLine } from '../tombstones/lines.js';
+import { citedInLine, forgottenUnits } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { Fact } from '../logs/factlog.js';
@@ -114,8 +114,10 @@ export function preparePage(rel: string, content: Uint8Array | string, tombstone
   // the rest of its section stays searchable.
   const chunks = page.chunks.map((chunk) => {
     const lines = chunk.text.split('\n');
-    if (!lines.some((line) => isForgottenLine(line, tombstones))) return { ...chunk, lines };
-    const kept = lines.map((line) => (isForgottenLine(line, tombstones) ? '' : line));
+    // By units, with the rewording matcher: a fact reflowed over two lines or reworded is left out too.
+    const forgotten = forgottenUnits(lines, 0, tombstones);
+    if (forgotten.size === 0) return { ...chunk, lines };
+    const kept = lines.map((line, n) => (forgotten.has(n) ? '' : line));
     const ids = new Set(kept.flatMap(citedInLine));
     return { ...chunk, lines: kept, citations: chunk.citations.filter((id) => ids.has(id)) };
   });

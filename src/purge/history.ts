@@ -9,7 +9,9 @@ import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
+import { failpoint } from '../core/failpoint.js';
 import { gitRunner } from '../git/run.js';
+import { markPushDue } from './push-due.js';
 import type { Scrubber } from './scrub.js';
 
 export interface HistoryRewrite {
@@ -17,6 +19,8 @@ export interface HistoryRewrite {
   changed: number;
   /** Remote-tracking refs deleted (their remote still holds the old history). */
   remoteRefs: string[];
+  /** The remotes this clone has: the next `sync` force-pushes to them (push-due.ts). */
+  remotes: string[];
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -71,11 +75,21 @@ function gitPipe(root: string, args: readonly string[], input: Buffer | null): P
   });
 }
 
-export async function rewriteHistory(root: string, scrub: Scrubber): Promise<HistoryRewrite> {
+export async function rewriteHistory(root: string, scrub: Scrubber, now: Date): Promise<HistoryRewrite> {
   const git = gitRunner(root);
   // The dream's scratch worktrees are gone when no run holds the lock; their records would pin old commits.
   await git.raw(['worktree', 'prune']);
-  const refs = (await git.raw(['for-each-ref', '--format=%(refname)'])).split('\n').filter((r) => r !== '');
+  const listed = (await git.raw(['for-each-ref', '--format=%(refname) %(objectname)'])).split('\n').filter((r) => r !== '');
+  const refs = listed.map((line) => line.split(' ')[0]!);
+  // Before the tracking refs go: the heads each remote had, the lease of the force push sync makes (push-due.ts).
+  const remotes = (await git.raw(['remote'])).split('\n').map((r) => r.trim()).filter((r) => r !== '');
+  const heads: Record<string, Record<string, string | null>> = Object.fromEntries(remotes.map((r) => [r, {}]));
+  for (const line of listed) {
+    const [ref, sha] = line.split(' ');
+    const match = /^refs\/remotes\/([^/]+)\/(.+)$/.exec(ref!);
+    if (match !== null && match[2] !== 'HEAD' && heads[match[1]!] !== undefined) heads[match[1]!]![match[2]!] = sha!;
+  }
+  await markPushDue(root, heads, now);
   const kept = refs.filter((r) => r.startsWith('refs/heads/') || r.startsWith('refs/tags/'));
   let changed = 0;
   if (kept.length > 0) {
@@ -83,6 +97,7 @@ export async function rewriteHistory(root: string, scrub: Scrubber): Promise<His
     const scrubbed = scrubStream(exported, scrub);
     changed = scrubbed.changed;
     await gitPipe(root, ['fast-import', '--force', '--quiet'], scrubbed.stream);
+    failpoint('purge:after-import');
   }
   // Everything else would keep an old object reachable.
   const remoteRefs = refs.filter((r) => r.startsWith('refs/remotes/'));
@@ -91,6 +106,7 @@ export async function rewriteHistory(root: string, scrub: Scrubber): Promise<His
   // git's index still names the old blobs of the files the rewrite changed; the working tree is already scrubbed.
   await git.raw(['reset', '--quiet']);
   await git.raw(['reflog', 'expire', '--expire=now', '--expire-unreachable=now', '--all']);
+  failpoint('purge:before-gc');
   await git.raw(['gc', '--prune=now', '--quiet']);
-  return { changed, remoteRefs };
+  return { changed, remoteRefs, remotes };
 }

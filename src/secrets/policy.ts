@@ -44,3 +44,24 @@ export async function applySecretsPolicy(texts: readonly string[], policy: Secre
   }
   return { texts: out, redacted };
 }
+
+/**
+ * A fact's tags under the same policy (a token pasted as a tag, `#door-code-4471`): each is scanned as written and
+ * with its `-`, `_` and `/` read as spaces, so a cue-and-value rule sees its words. A marker cannot be a tag, so
+ * under `redact` a tag holding a secret is left out; under `refuse` the fact is refused.
+ */
+export async function applyTagsPolicy(tags: readonly string[], policy: SecretsPolicy): Promise<{ tags: string[]; kinds: string[] }> {
+  const kept: string[] = [];
+  const kinds: string[] = [];
+  for (const tag of tags) {
+    const bare = tag.replace(/^#/, '');
+    const findings = [...(await scanSecrets(bare)), ...(await scanSecrets(bare.replace(/[-_/]+/g, ' ')))];
+    if (findings.length === 0) {
+      kept.push(tag);
+      continue;
+    }
+    if (policy === 'refuse') throw new SecretRefusedError(0, 1, findings.map((f) => f.kind));
+    kinds.push(...findings.map((f) => f.kind));
+  }
+  return { tags: kept, kinds: [...new Set(kinds)] };
+}

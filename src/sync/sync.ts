@@ -15,9 +15,10 @@ import { CONFIG_FILE } from '../core/config-keys.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock, withWriteLock, type WriteLock } from '../core/lock.js';
 import { packageFile } from '../core/package-files.js';
-import { commitIdentity, commitMessage, commitPaths, uncommittedChanges } from '../git/audit.js';
+import { commitIdentity, commitMessage, commitPaths } from '../git/audit.js';
 import { finishInterrupted } from '../git/intent.js';
 import { GitCommandError, gitRunner, type GitRunner } from '../git/run.js';
+import { snapshotEdits } from '../git/snapshot.js';
 import { removeForgottenLines } from '../dream/forgotten.js';
 import { writeIndex } from '../dream/generate.js';
 import { MEMORY_FILE, regenerateMemory } from '../dream/memory.js';
@@ -25,6 +26,7 @@ import { readDreamState } from '../dream/state.js';
 import { readTombstones, TOMBSTONES_FILE } from '../tombstones/tombstones.js';
 import { writeConfined } from '../vault/confined-write.js';
 import type { VaultContext } from '../vault/context.js';
+import { clearPushDue, readPushDue } from '../purge/push-due.js';
 import { machineName } from './machine.js';
 
 export const ATTRIBUTES_FILE = '.gitattributes';
@@ -60,6 +62,8 @@ export interface SyncResult {
   dreams_here: string | null;
   /** The vault's HEAD after the sync. */
   head: string;
+  /** Set when this sync force-pushed the history a purge rewrote (what it means for the remote and other clones). */
+  force_pushed: string | null;
 }
 
 export async function sync(ctx: VaultContext, options: SyncOptions = {}): Promise<SyncResult> {
@@ -76,9 +80,12 @@ async function syncLocked(ctx: VaultContext, lock: WriteLock, options: SyncOptio
   await installMergeDriver(git);
   await commitAttributes(lock, ctx.config);
   const dreamsHere = await claimDream(lock, ctx, env);
-  await snapshotEdits(lock, ctx.config);
+  await snapshotEdits(lock, ctx.config, { before: 'sync', why: "Committed as they were, so the sync merges them with the other machine's changes." });
 
   const branch = (await git.raw(['symbolic-ref', '--short', 'HEAD'])).trim();
+  // After a purge the remote holds the old history: it is replaced, never fetched and merged (push-due.ts).
+  const due = (await readPushDue(ctx.root))?.remotes[REMOTE];
+  if (due !== undefined) return forcePush(git, ctx, { url, branch, lease: due[branch] ?? null, dreamsHere });
   let received = 0;
   let sent = 0;
   let merge: string | null = null;
@@ -113,7 +120,48 @@ async function syncLocked(ctx: VaultContext, lock: WriteLock, options: SyncOptio
     }
   }
   const after = await head(git);
-  return { remote: url, branch, received, sent, merge, forgotten_pages: forgottenPages, dreams_here: dreamsHere, head: after ?? '' };
+  return { remote: url, branch, received, sent, merge, forgotten_pages: forgottenPages, dreams_here: dreamsHere, head: after ?? '', force_pushed: null };
+}
+
+/**
+ * The push after a purge: --force-with-lease on the head the remote had when this clone last fetched (recorded by
+ * the purge), so commits another machine pushed since are never dropped unseen; then the record goes.
+ */
+async function forcePush(git: GitRunner, ctx: VaultContext, to: { url: string; branch: string; lease: string | null; dreamsHere: string | null }): Promise<SyncResult> {
+  const { url, branch, lease } = to;
+  let listed = '';
+  try {
+    listed = await git.raw(['ls-remote', REMOTE, `refs/heads/${branch}`]);
+  } catch (error) {
+    throw new VaultkeeperError('VK_SYNC_REMOTE', `cannot reach ${url}: ${firstLine(error)}`, { hint: 'check the remote and the network; the purged history is pushed by the next sync' });
+  }
+  const theirs = listed.trim().split(/\s+/)[0] || null;
+  const ours = (await head(git)) ?? '';
+  if (theirs !== null && lease !== null && theirs !== lease && theirs !== ours) {
+    throw new VaultkeeperError('VK_SYNC_PURGE_MOVED', `${url} got new commits after this vault's purge: a force push would drop them and a merge would bring the purged text back; nothing was pushed`, {
+      hint: `look at them in another clone; to replace them with this history: git -C ${quote(ctx.root)} push --force ${REMOTE} HEAD:${branch}, then vaultkeeper sync`,
+    });
+  }
+  try {
+    await git.raw(['push', '--quiet', `--force-with-lease=refs/heads/${branch}:${theirs ?? ''}`, REMOTE, `HEAD:refs/heads/${branch}`]);
+  } catch (error) {
+    throw new VaultkeeperError('VK_SYNC_PUSH', `cannot force-push the purged history to ${url}: ${firstLine(error)}`, {
+      hint: 'nothing was merged; run `vaultkeeper sync` again (it force-pushes, never merges, until the push went through)',
+    });
+  }
+  await git.raw(['update-ref', `refs/remotes/${REMOTE}/${branch}`, 'HEAD']);
+  await clearPushDue(ctx.root, REMOTE);
+  return {
+    remote: url,
+    branch,
+    received: 0,
+    sent: Number((await git.raw(['rev-list', '--count', 'HEAD'])).trim()),
+    merge: null,
+    forgotten_pages: [],
+    dreams_here: to.dreamsHere,
+    head: ours,
+    force_pushed: `force-pushed the history a purge rewrote to ${url} (${branch}${theirs === null ? '' : `, was ${theirs.slice(0, 8)}`}): other clones must be cloned again, and a server keeps the old objects until its own garbage collection`,
+  };
 }
 
 async function setRemote(git: GitRunner, remote: string | undefined): Promise<string> {
@@ -178,18 +226,6 @@ async function claimDream(lock: WriteLock, ctx: VaultContext, env: NodeJS.Proces
     paths: [CONFIG_FILE],
   });
   return here;
-}
-
-/** A person's uncommitted edits are committed as theirs first: a merge must not stop on them, nor take them. */
-async function snapshotEdits(lock: WriteLock, config: Config): Promise<void> {
-  const paths = (await uncommittedChanges(lock.root)).map((c) => c.path).filter((p) => p !== '');
-  if (paths.length === 0) return;
-  await commitPaths(lock, config, {
-    op: 'snapshot',
-    subject: "snapshot: a person's edits before sync",
-    body: `Committed as they were, so the sync merges them with the other machine's changes.\n\n${paths.map((p) => `- ${p}`).join('\n')}`,
-    paths,
-  });
 }
 
 async function remoteHead(git: GitRunner, branch: string): Promise<string | null> {

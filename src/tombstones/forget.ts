@@ -8,20 +8,18 @@ import path from 'node:path';
 import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
-import { commitPaths, uncommittedChanges } from '../git/audit.js';
+import { commitPaths } from '../git/audit.js';
+import { snapshotEdits } from '../git/snapshot.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
-import type { WriteLock } from '../core/lock.js';
-import { isWikiPagePath, listWikiPages } from '../pages/discover.js';
-import { pageWriteTarget } from '../vault/confine.js';
-import { withoutForgottenLines } from './lines.js';
+import { isWikiPagePath } from '../pages/discover.js';
 import { localStamp } from '../core/clock.js';
-import { removeForgottenLines } from '../dream/forgotten.js';
+import { holdsForgotten, pagesHoldingForgotten, removeForgottenLines } from '../dream/forgotten.js';
 import { scrubRunLogs } from '../dream/agent/runlog.js';
 import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
-import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone, type TombstoneSet } from './tombstones.js';
+import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone } from './tombstones.js';
 
 export type ForgetTarget = { id: string } | { match: string };
 
@@ -99,10 +97,19 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     // Every forgotten line goes now, not at the next dream: also those of facts forgotten before (a vault whose
     // forget predates this, or a line a person wrote back), so a repeated forget repairs the pages.
     const all = await readTombstones(ctx.root);
-    await snapshotEditedPages(lock, ctx, all);
+    // A person's uncommitted edits to a page forget rewrites are committed first, as theirs.
+    await snapshotEdits(lock, ctx.config, {
+      before: 'forget',
+      why: 'Committed as they were, so the forget commit holds only the lines it removes.',
+      only: async (change) => {
+        if (!isWikiPagePath(change.path) || change.status.includes('D')) return false;
+        const content = await readFile(path.join(ctx.root, change.path), 'utf8').catch(() => null);
+        return content !== null && holdsForgotten(content, all);
+      },
+    });
     // The pages about to lose lines, and MEMORY.md, join the intent: a crash before the commit leaves them to the
     // next writer as this command's (a `recover:` commit), never as a person's edits.
-    const holding = await pagesHolding(ctx.root, all);
+    const holding = (await pagesHoldingForgotten(ctx.root, all)).map((p) => p.path);
     const intended = entries.length > 0 || holding.length > 0;
     if (intended) await writeAppendIntent(lock, [TOMBSTONES_FILE, ...holding, MEMORY_FILE]);
     const scrubbed = await removeForgottenLines(ctx.root, all);
@@ -141,18 +148,6 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
   });
 }
 
-/** The wiki pages holding a line that cites or repeats a forgotten fact (those removeForgottenLines rewrites). */
-async function pagesHolding(root: string, tombstones: TombstoneSet): Promise<string[]> {
-  if (tombstones.entries.length === 0) return [];
-  const held: string[] = [];
-  for (const rel of await listWikiPages(root)) {
-    const target = await pageWriteTarget(root, rel);
-    if (!target.ok || target.rel !== rel || !target.exists) continue;
-    if (withoutForgottenLines(await readFile(target.abs, 'utf8'), tombstones).removed.length > 0) held.push(rel);
-  }
-  return held;
-}
-
 /**
  * A forget whose commit failed: the tombstones are in the file (written and flushed), so the facts are
  * forgotten; only the commit is missing, and the next writer makes it (the append intent stays).
@@ -163,26 +158,5 @@ function notCommitted(error: unknown, count: number): unknown {
   return new VaultkeeperError(error.code, `${what} but not committed: ${error.message}`, {
     hint: `${error.hint ?? 'run `vaultkeeper doctor`'}; do not forget again: the next write commits it`,
     cause: error,
-  });
-}
-
-/**
- * A person's uncommitted edits to a page forget is about to rewrite are committed first, as theirs (a snapshot,
- * as the dream does), so the forget commit holds only what forget removed and a later dream still sees those
- * lines as the person's.
- */
-async function snapshotEditedPages(lock: WriteLock, ctx: VaultContext, tombstones: TombstoneSet): Promise<void> {
-  const edited: string[] = [];
-  for (const change of await uncommittedChanges(ctx.root)) {
-    if (!isWikiPagePath(change.path) || change.status.includes('D')) continue;
-    const content = await readFile(path.join(ctx.root, change.path), 'utf8').catch(() => null);
-    if (content !== null && withoutForgottenLines(content, tombstones).removed.length > 0) edited.push(change.path);
-  }
-  if (edited.length === 0) return;
-  await commitPaths(lock, ctx.config, {
-    op: 'snapshot',
-    subject: "snapshot: a person's edits before forget",
-    body: `Committed as they were, so the forget commit holds only the lines it removes.\n\n${edited.map((p) => `- ${p}`).join('\n')}`,
-    paths: edited,
   });
 }

@@ -20,6 +20,7 @@ import type { UndoResult } from '../dream/undo.js';
 import type { OpenConflict } from '../dream/generate.js';
 import type { ForgetResult, ForgetTarget } from '../tombstones/forget.js';
 import type { PurgeResult, PurgeTarget } from '../purge/purge.js';
+import { purgeInterrupted } from '../purge/intent.js';
 import { loadContext, type VaultContext } from './context.js';
 import type { LocateOptions } from './locate.js';
 import type { VaultStatus } from './status.js';
@@ -89,18 +90,47 @@ export class Vault {
   async purge(target: PurgeTarget, options?: { reason?: string | undefined; now?: Date; onNote?: (message: string) => void }): Promise<PurgeResult & { index: 'rebuilt' | 'busy' }> {
     const { purge } = await import('../purge/purge.js');
     const result = await purge(this.ctx, target, options);
+    return { ...result, index: await this.purgeIndex(60_000, options?.onNote) };
+  }
+
+  /**
+   * Finishes a purge a crash interrupted (purge/intent.ts): its files and history, then the index. openVault calls
+   * it, so the next command of any kind leaves no copy of the text. True when there was one to finish.
+   */
+  async finishPurge(): Promise<boolean> {
+    const { resumePurge } = await import('../purge/purge.js');
+    const { VaultkeeperError, errorMessage } = await import('../core/errors.js');
+    let intent;
+    try {
+      intent = await resumePurge(this.ctx);
+    } catch (error) {
+      throw new VaultkeeperError('VK_PURGE_UNFINISHED', `an interrupted purge could not be finished: ${errorMessage(error).split('\n')[0]}`, {
+        hint: 'fix the cause and run the command again: every command finishes the purge first (its record: .git/vaultkeeper-purge.json)',
+        cause: error,
+      });
+    }
+    if (intent === null) return false;
+    await this.purgeIndex(10_000);
+    return true;
+  }
+
+  /** The embedding cache dropped and the index rebuilt from scratch; the purge's record goes once that is done. */
+  private async purgeIndex(lockWaitMs: number, onNote?: (message: string) => void): Promise<'rebuilt' | 'busy'> {
     const { rm } = await import('node:fs/promises');
     const { EMBEDDING_CACHE_DIR } = await import('../embed/cache.js');
     const { confinedPath } = await import('./confine.js');
+    const { clearPurgeIntent } = await import('../purge/intent.js');
     await rm(await confinedPath(this.root, EMBEDDING_CACHE_DIR, 'folder'), { recursive: true, force: true });
     const { VaultkeeperError } = await import('../core/errors.js');
     try {
-      await this.reindex({ clear: true, lockWaitMs: 60_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });
+      await this.reindex({ clear: true, lockWaitMs, ...(onNote === undefined ? {} : { onNote }) });
     } catch (error) {
+      // The record stays: the next command rebuilds the index.
       if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
-      return { ...result, index: 'busy' };
+      return 'busy';
     }
-    return { ...result, index: 'rebuilt' };
+    await clearPurgeIntent(this.root);
+    return 'rebuilt';
   }
 
   /** The facts a purge of `target` would erase, for the confirmation. */
@@ -295,5 +325,8 @@ export class Vault {
 }
 
 export async function openVault(options: LocateOptions = {}): Promise<Vault> {
-  return new Vault(await loadContext(options));
+  const vault = new Vault(await loadContext(options));
+  // One failed stat when no purge was interrupted.
+  if (await purgeInterrupted(vault.root)) await vault.finishPurge();
+  return vault;
 }

@@ -11,8 +11,11 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseLog } from '../../src/logs/factlog.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { git } from '../helpers/vault.js';
 
 const mountPoint = mkdtempSync(path.join(os.tmpdir(), 'vk-enospc-'));
@@ -104,5 +107,50 @@ describe.skipIf(!mounted)(`a full disk${mounted ? '' : ` (skipped: ${why})`}`, (
     const texts = final.facts.map((f) => f.text);
     expect(new Set(texts).size).toBe(texts.length);
     expect((await git(root, ['status', '--porcelain', '--', LOG])).trim()).toBe('');
-  });
+  }, 240_000);
+
+  it('after a fact stored but not committed, a full disk: remember, a batch and MCP say nothing was saved and write nothing', async () => {
+    await rm(path.join(mountPoint, 'vault'), { recursive: true, force: true });
+    const root = path.join(mountPoint, 'vault-honest');
+    expect((await runCli(['init', root], { env })).code).toBe(0);
+    // A stale index.lock: the first fact is stored, its commit fails (an earlier change, stored, not committed).
+    await writeFile(path.join(root, '.git', 'index.lock'), '');
+    const first = await runCli(['--vault', root, 'remember', 'Lena bakes sourdough', '--date', DATE, '--json'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect((JSON.parse(first.stdout) as { commit: string | null }).commit).toBeNull();
+    await rm(path.join(root, '.git', 'index.lock'));
+    const stored = await readFile(path.join(root, LOG), 'utf8');
+    const filler = await fill(mountPoint);
+
+    const said: string[] = [];
+    for (const args of [['remember', 'Lena owns a red bike', '--date', DATE], ['remember', '--stdin', '--date', DATE]]) {
+      const result = await runCli(['--vault', root, ...args], { env, input: 'Lena likes rain\nLena hates fog\n' });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr.trimEnd().split('\n'), result.stderr).toHaveLength(1);
+      said.push(result.stderr);
+      expect(await readFile(path.join(root, LOG), 'utf8')).toBe(stored);
+    }
+    const client = new Client({ name: 'vaultkeeper-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--vault', root, 'mcp'], env: { ...process.env, ...env } as Record<string, string>, stderr: 'pipe' }));
+    try {
+      const result = (await client.callTool({ name: 'memory_remember', arguments: { facts: [{ text: 'Lena collects stamps' }] } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      said.push((result.content[0] as { text: string }).text);
+    } finally {
+      await client.close();
+    }
+    expect(await readFile(path.join(root, LOG), 'utf8')).toBe(stored);
+    for (const text of said) {
+      expect(text).toMatch(/disk is full/);
+      expect(text).toMatch(/nothing was (done|written)/);
+      expect(text).not.toMatch(/the change itself is saved|unexpected error/);
+    }
+
+    await rm(filler);
+    const next = await runCli(['--vault', root, 'remember', 'Lena owns a red bike', '--date', DATE], { env });
+    expect(next.code, next.stderr).toBe(0);
+    const texts = parseLog(await readFile(path.join(root, LOG)), DATE).facts.map((f) => f.text);
+    expect(texts).toEqual(['Lena bakes sourdough', 'Lena owns a red bike']);
+    expect((await git(root, ['status', '--porcelain'])).trim()).toBe('');
+  }, 240_000);
 });

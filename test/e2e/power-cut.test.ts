@@ -113,18 +113,25 @@ describe.skipIf(missing !== null)('a power cut right after a command exits 0 (ex
     });
   });
 
-  it('a dream: its commit and MEMORY.md survive, git fsck clean', async () => {
+  it('a dream: its commit, its pages and MEMORY.md survive, git fsck clean', async () => {
     for (const text of ['Maya works at the harbour office', 'Maya prefers green tea']) {
-      const r = await runCli(['--vault', vault, 'remember', text], { env });
+      // A past day: the dream consolidates only days that are over.
+      const r = await runCli(['--vault', vault, 'remember', text, '--date', '2026-06-01'], { env });
       expect(r.code, r.stderr).toBe(0);
     }
     const result = await runCli(['--vault', vault, 'dream', '--force', '--json'], { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { status: string }).status).toBe('ok');
     const head = (await git(vault, ['rev-parse', 'HEAD'])).trim();
     const memory = readFileSync(path.join(vault, 'MEMORY.md'), 'utf8');
+    // Every page the dream wrote (new folders too): each by temp file, fsync and rename, its folder flushed.
+    const written = (await git(vault, ['diff', '--name-only', '--diff-filter=AM', 'HEAD~1', 'HEAD'])).split('\n').filter((p) => p.endsWith('.md'));
+    expect(written.length, written.join(', ')).toBeGreaterThan(1);
+    const pages = new Map(written.map((rel) => [rel, readFileSync(path.join(vault, rel), 'utf8')]));
     await afterCut(async (cut) => {
       expect((await git(cut, ['-c', 'safe.directory=*', 'rev-parse', 'HEAD'])).trim()).toBe(head);
       expect(readFileSync(path.join(cut, 'MEMORY.md'), 'utf8')).toBe(memory);
+      for (const [rel, content] of pages) expect(existsSync(path.join(cut, rel)) ? readFileSync(path.join(cut, rel), 'utf8') : null, rel).toBe(content);
       await fsckClean(cut);
     });
   }, 180_000);

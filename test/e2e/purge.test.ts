@@ -79,7 +79,7 @@ describe('purge', () => {
     expect(result.index).toBe('rebuilt');
     expect(result.history.changed).toBeGreaterThan(0);
     expect(result.remote.refs).toContain('refs/remotes/origin/main');
-    expect(result.remote.note).toMatch(/origin still holds the old history: push with --force/);
+    expect(result.remote.note).toMatch(/origin still holds the old history: the next `vaultkeeper sync` force-pushes/);
 
     const after = await vaultByteMap(root);
     for (const needle of NEEDLES) expect(whereHits(after, needle), `${needle} left in the vault or git`).toEqual([]);

@@ -96,6 +96,23 @@ describe('no secret reaches the log', () => {
     expect(again.facts).toBe(0);
   });
 
+  it("a fact's tags are scanned too: a tag holding a secret is left out, a look-alike tag kept", async () => {
+    const root = await initVault(await tempDir());
+    const result = await runJson<RememberJson & { facts: { tags: string[] }[] }>([
+      '--vault', root, 'remember', 'Set up the release pipeline', '--tag', TOKEN, '--tag', `door-code-${PIN}`, '--tag', 'release-2026', '--tag', 'v20/19',
+    ]);
+    expect(result.facts[0]!.tags).toEqual(['release-2026', 'v20/19']);
+    expect(result.redacted[0]?.kinds).toEqual(expect.arrayContaining(['github token']));
+    expect(result.redacted_note).toMatch(/stored with a secret replaced by a marker/);
+    expect(hits(await vaultBytes(root), TOKEN)).toBe(0);
+    expect(await logsText(root)).not.toMatch(new RegExp(`code-${PIN}`));
+    // Under refuse, the fact is refused for its tag alone.
+    await writeFile(path.join(root, '.vaultkeeper/config.yaml'), 'capture:\n  secrets: refuse\n');
+    const refused = await runCli(['--vault', root, 'remember', 'Rotated the deploy token', '--tag', TOKEN]);
+    expectOneLineError(refused, 1, /the fact holds a secret \(github token\); nothing was stored/);
+    expect(hits(await vaultBytes(root), TOKEN)).toBe(0);
+  });
+
   it('MCP memory_remember redacts and says so in its result', async () => {
     const root = await initVault(await tempDir());
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--vault', root, 'mcp'], stderr: 'pipe' });

@@ -9,6 +9,7 @@ export async function run(opts: { remote?: string; json?: boolean }, globals: Gl
     printJson(result);
     return;
   }
+  if (result.force_pushed !== null) printLine(result.force_pushed);
   if (result.dreams_here !== null) printLine(`this machine (${result.dreams_here}) dreams for the vault from now on (dream.where); the others receive pages`);
   printLine(`synced with ${result.remote} (${result.branch}): ${plural(result.received, 'commit')} in, ${plural(result.sent, 'commit')} out${result.merge === null ? '' : `, merged in ${result.merge.slice(0, 8)}`}`);
   if (result.forgotten_pages.length > 0) printLine(`removed lines of facts forgotten on another machine from ${result.forgotten_pages.join(', ')}`);

@@ -8,13 +8,26 @@ import { constants } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
+export interface AtomicOptions {
+  /**
+   * Collects the folders to flush instead of flushing each now: a caller writing many files (the dream's apply)
+   * flushes each folder once at the end with syncDirs, before it says the write is done.
+   */
+  dirs?: Set<string>;
+}
+
 /**
- * Writes `content` to `abs` atomically, creating missing parent folders. The caller has checked that
- * `abs` and its folders are where they may write. An existing file keeps its permission bits.
+ * Writes `content` to `abs` atomically, creating missing parent folders (each new folder's entry flushed in its
+ * parent, so a power cut cannot lose the folder the file was renamed into). The caller has checked that `abs`
+ * and its folders are where they may write. An existing file keeps its permission bits.
  */
-export async function writeFileAtomic(abs: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(abs: string, content: string | Uint8Array, options: AtomicOptions = {}): Promise<void> {
   const dir = path.dirname(abs);
-  await mkdir(dir, { recursive: true });
+  const made = await mkdir(dir, { recursive: true });
+  const flush = options.dirs ?? new Set<string>();
+  // The folders mkdir made, from the first down to `dir`: each one's entry lives in its parent.
+  if (made !== undefined) for (let at = dir; at.length >= made.length; at = path.dirname(at)) flush.add(path.dirname(at));
+  flush.add(dir);
   let mode = 0o644;
   try {
     mode = (await stat(abs)).mode & 0o777;
@@ -36,7 +49,12 @@ export async function writeFileAtomic(abs: string, content: string | Uint8Array)
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  await syncDir(dir);
+  if (options.dirs === undefined) await syncDirs(flush);
+}
+
+/** Flushes each folder once, deepest first (a new folder's own entries before its entry in its parent). */
+export async function syncDirs(dirs: Iterable<string>): Promise<void> {
+  for (const dir of [...new Set(dirs)].sort((a, b) => b.length - a.length)) await syncDir(dir);
 }
 
 /**

@@ -1,0 +1,96 @@
+/**
+ * The forget matcher (issue 30): what still states a forgotten fact. A model or a person may write a tombstoned
+ * fact back reworded, so a text that repeats it verbatim is not the only trace: a text states a forgotten fact
+ * when it names the fact's id, holds its normalized text as a run of whole words (tombstones.ts `repeats`), or
+ * holds one sentence made of the fact's content words in any order (the word-order rule) or nearly so (the
+ * similarity rule). Used alike by the dream's scrub and checks (dream/forget-match.ts), the index's and MEMORY.md's
+ * line filter (lines.ts). The rules' false positives on LoCoMo statements are measured by bench/dream-errors.ts.
+ */
+import { containsWords, normalizeText } from '../text/normalize.js';
+import type { TombstoneSet } from './tombstones.js';
+
+const CITED_ID_RE = /#\^(f-[0-9a-z]+)/g;
+
+/** Words that say nothing of what a fact is about: left out of the word-order and similarity rules. */
+const STOP = new Set(
+  ('a an the and or but if of to in on at by for with from as is are was were be been being am do does did has have had i me my mine we our ' +
+    'you your he him his she her it its they them their this that these those there here so not no yes very just also too than then now ' +
+    'will would can could should shall may might must about into over under up down out off again once all any some each both more most ' +
+    'what which who whom when where why how really')
+    .split(' '),
+);
+/** The word-order rule needs this many content words (fewer match too much); the similarity rule this many. */
+export const MIN_ORDER_WORDS = 3;
+export const MIN_SIMILAR_WORDS = 4;
+/** Jaccard of content words at which a sentence is taken for a reworded fact. */
+export const SIMILARITY = 0.75;
+const FACT_ID_RE = /\bf-[0-9a-z]{6,}\b/g;
+
+export interface ForgetMatcher {
+  readonly empty: boolean;
+  /** True when `text` (a line, a paragraph, a frontmatter value, a page name) states a forgotten fact. */
+  matches(text: string): boolean;
+  /** Which rule matched `text`, or null: for the bench's false-positive count. */
+  rule(text: string): 'id' | 'text' | 'order' | 'similar' | null;
+}
+
+/** A word reduced to a crude stem (a plural's or a third person's s), so "peanut" and "peanuts" meet. */
+export const stem = (word: string): string => (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+
+/** The content words of a normalized text, stemmed. */
+export function contentWords(normalized: string): Set<string> {
+  return new Set(normalized.split(' ').filter((w) => w.length > 1 && !STOP.has(w)).map(stem));
+}
+
+/** The sentences of a text (split at . ! ? ; and line ends), each normalized. */
+function sentences(text: string): string[] {
+  return text
+    .split(/[.!?;\n]+(?:\s|$)|\n/)
+    .map(normalizeText)
+    .filter((s) => s !== '');
+}
+
+interface Forgotten {
+  text: string;
+  words: Set<string>;
+}
+
+const cache = new WeakMap<TombstoneSet, ForgetMatcher>();
+
+/** The matcher of a tombstone set (made once per set). */
+export function forgetMatcher(tombstones: TombstoneSet): ForgetMatcher {
+  const known = cache.get(tombstones);
+  if (known !== undefined) return known;
+  const ids = new Set(tombstones.entries.map((e) => e.id));
+  const facts: Forgotten[] = [];
+  const seen = new Set<string>();
+  for (const entry of tombstones.entries) {
+    // A purged fact's tombstone holds a hash, not its text (its id and tombstones.repeats still match it).
+    const text = normalizeText(entry.text ?? '');
+    if (text === '' || seen.has(text)) continue;
+    seen.add(text);
+    facts.push({ text, words: contentWords(text) });
+  }
+  const hashed = tombstones.entries.some((e) => e.text === undefined && e.hash !== undefined);
+  const rule = (raw: string): ReturnType<ForgetMatcher['rule']> => {
+    if (facts.length === 0 && ids.size === 0) return null;
+    if ([...raw.matchAll(CITED_ID_RE)].some((m) => ids.has(m[1]!)) || [...raw.matchAll(FACT_ID_RE)].some((m) => ids.has(m[0]))) return 'id';
+    const whole = normalizeText(raw);
+    if (facts.some((f) => containsWords(whole, f.text)) || (hashed && tombstones.repeats(raw))) return 'text';
+    for (const sentence of sentences(raw)) {
+      const words = contentWords(sentence);
+      for (const fact of facts) {
+        const size = fact.words.size;
+        if (size < MIN_ORDER_WORDS) continue;
+        let shared = 0;
+        for (const w of fact.words) if (words.has(w)) shared++;
+        if (shared === size && words.size <= 2 * size + 2) return 'order';
+        if (size >= MIN_SIMILAR_WORDS && shared / (size + words.size - shared) >= SIMILARITY) return 'similar';
+      }
+    }
+    return null;
+  };
+  const matcher: ForgetMatcher = { empty: facts.length === 0 && ids.size === 0 && !hashed, matches: (text) => rule(text) !== null, rule };
+  cache.set(tombstones, matcher);
+  return matcher;
+}
