@@ -1,8 +1,8 @@
 /**
  * The files tombstones added since the last pass can change (reindex.ts). Tombstones stay out of every file's
  * inputs: a `forget` at a million facts re-projected every file (21 s, issue 31), where a few change. A new
- * tombstone changes a file that names its fact id (its log, a page citing it) or holds all its words (a fact
- * or a page line repeating it, a passage holding one), and a page citing a log one of them changes (the passage
+ * tombstone changes a file that names its fact id (its log, a page citing it) or has a line holding all its words
+ * (a fact or a page line repeating it), and a page citing a log one of them changes (the passage
  * of a cited fact drops a forgotten neighbour, passages.ts). The test is on the file's text folded as
  * normalizeText folds it (NFKC, lower case), so it errs on the side of projecting a file, never of missing one.
  */
@@ -12,7 +12,7 @@ import { normalizeText } from '../text/normalize.js';
 import type { Tombstone } from '../tombstones/tombstones.js';
 import { LOG_PATH_RE } from './sources.js';
 
-/** What a new tombstone is looked for by: its fact id, and the words of its text. */
+/** What a new tombstone is looked for by: its fact id, and the words of its text, the longest first. */
 interface Needle {
   id: string;
   words: string[];
@@ -28,7 +28,7 @@ export function touchedByTombstones(root: string, logs: readonly string[], pages
   for (const entry of added) {
     if (entry.text === undefined) return null;
     const normalized = normalizeText(entry.text);
-    needles.push({ id: entry.id, words: normalized === '' ? [] : [...new Set(normalized.split(' '))] });
+    needles.push({ id: entry.id, words: normalized === '' ? [] : [...new Set(normalized.split(' '))].sort((a, b) => b.length - a.length) });
   }
   const touched = new Set<string>();
   if (needles.length === 0) return touched;
@@ -55,7 +55,10 @@ function read(root: string, rel: string): string | null {
   }
 }
 
-/** True when the text names a needle's id or holds every one of its words (after folding); an unreadable file counts. */
+/**
+ * True when the text names a needle's id, or one of its lines holds every one of a needle's words (after folding):
+ * a fact, a page line and a passage repeat a text within one line. An unreadable file counts.
+ */
 function holdsAny(text: string | null, needles: readonly Needle[]): boolean {
   if (text === null) return true;
   let folded: string | null = null;
@@ -63,7 +66,19 @@ function holdsAny(text: string | null, needles: readonly Needle[]): boolean {
     if (text.includes(needle.id)) return true;
     if (needle.words.length === 0) continue;
     folded ??= fold(text);
-    if (needle.words.every((word) => folded!.includes(word))) return true;
+    if (lineHolding(folded, needle.words)) return true;
+  }
+  return false;
+}
+
+/** True when a line of `text` holds every word: found at each place the longest word occurs. */
+function lineHolding(text: string, words: readonly string[]): boolean {
+  const [first, ...rest] = words;
+  for (let at = text.indexOf(first!); at >= 0; at = text.indexOf(first!, at + 1)) {
+    const start = text.lastIndexOf('\n', at) + 1;
+    const newline = text.indexOf('\n', at);
+    const line = text.slice(start, newline < 0 ? text.length : newline);
+    if (rest.every((word) => line.includes(word))) return true;
   }
   return false;
 }
