@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
+import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
 
@@ -219,13 +220,16 @@ export function shardTexts(old: RowShards, files: Readonly<Record<string, unknow
   for (const [name, rels] of byShard) {
     const before = old.shard(name);
     if (before === null) throw new VaultkeeperError('VK_INDEX', `the index's row hash shard ${name} is missing or not the one its manifest names`);
-    const shard: Shard = {};
-    for (const [rel, lists] of Object.entries(before)) if (!changed.has(rel) && rel in files) shard[rel] = lists;
+    const kept = new Map<string, RowHashLists>();
+    for (const [rel, lists] of Object.entries(before)) if (!changed.has(rel) && rel in files) kept.set(rel, lists);
     for (const rel of rels) {
       const rows = changed.get(rel);
-      if (rows !== null && rows !== undefined && rel in files) shard[rel] = { keys: [...rows.keys()], hashes: [...rows.values()] };
+      if (rows !== null && rows !== undefined && rel in files) kept.set(rel, { keys: [...rows.keys()], hashes: [...rows.values()] });
     }
-    if (Object.keys(shard).length === 0) out.set(name, null);
+    // Files in path order: a shard's bytes are the same however the passes that wrote it went (workers or not, update or rebuild).
+    const shard: Shard = {};
+    for (const rel of [...kept.keys()].sort(byCodeUnit)) shard[rel] = kept.get(rel)!;
+    if (kept.size === 0) out.set(name, null);
     else {
       const text = JSON.stringify(shard);
       out.set(name, { text, digest: digest(text) });
