@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../core/errors.js';
-import { manifestRowCount, readManifest, MANIFEST_FILE } from '../indexer/manifest.js';
+import { manifestRowCount, readManifestSummary, MANIFEST_FILE } from '../indexer/manifest.js';
 import type { Check, Problem } from './problem.js';
 
 const problem = (code: string, message: string, file: string | null = null): Problem => ({ code, path: file, line: null, message });
@@ -13,7 +13,7 @@ export function embedderMatches(built: string, configured: string): boolean {
 }
 
 export const checkIndex: Check = async ({ root, config }) => {
-  const manifest = await readManifest(root);
+  const manifest = await readManifestSummary(root);
   if (manifest === null) return []; // never indexed: the first search or reindex builds it
   const problems: Problem[] = [];
   // Lag that the next search repairs by itself (it refreshes the index first) is said, not counted as an error.

@@ -20,11 +20,22 @@ export interface Pending {
   facts: number;
 }
 
-export async function pendingDates(root: string, journal: Journal, today: string, tombstones: TombstoneSet): Promise<Pending> {
+/**
+ * `liveFacts`: a day's live facts (not forgotten) when known without parsing its log (the index's count, fresh.ts:
+ * `indexedLiveFacts`), else undefined; asked only for a day after the watermark and not skipped, whose live facts
+ * are all pending.
+ */
+export async function pendingDates(root: string, journal: Journal, today: string, tombstones: TombstoneSet, liveFacts?: (date: string) => number | undefined): Promise<Pending> {
   const dates: string[] = [];
   let facts = 0;
   let cited: Set<string> | null = null;
   for (const date of (await listLogDates(root)).filter((d) => d < today)) {
+    const known = needsCitations(journal, date) || journal.skips.has(date) ? undefined : liveFacts?.(date);
+    if (known !== undefined) {
+      if (known > 0) dates.push(date);
+      facts += known;
+      continue;
+    }
     const all = await logFacts(root, date);
     // Pages are read once, and only when a day at or below the watermark needs them.
     if (needsCitations(journal, date)) cited ??= await pageCitations(root, tombstones);

@@ -3,17 +3,26 @@
  * It lets a reindex touch only what changed. `dirty` is set before the table is written and cleared
  * after, so a crash between the two leads to a rebuild instead of a silently stale index.
  *
- * On disk it is two files: the row hashes (`index-rows.json`, most of the bytes) and the rest with each
- * file's row counts (`index-manifest.json`), which names the digest of the rows file it goes with. The
- * freshness check before every search reads only the second (fresh.ts); a pass that indexes reads both.
+ * On disk it is the summary (`index-manifest.json`: each file's fingerprint and row counts) and the row hashes
+ * in shards under `index-rows/` (most of the bytes: ~55 MB at a million facts), one shard a month of logs and
+ * PAGE_SHARDS for the other files. The summary names each shard's digest. The freshness check before every
+ * search reads only the summary (fresh.ts); a pass that indexes reads the shards of the files it re-projects
+ * and rewrites only those, so one new fact costs a month's shard, not the vault's (docs/benchmarks.md).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { VaultkeeperError } from '../core/errors.js';
+import { byCodeUnit } from '../text/compare.js';
+import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
-export const ROWS_FILE = '.vaultkeeper/index-rows.json';
+/** The row hash shards, one JSON file each (`<shard>.json`). */
+export const ROWS_DIR = '.vaultkeeper/index-rows';
+/** Where versions 5 to 11 kept every row hash, in one file: deleted once a newer manifest is written. */
+const LEGACY_ROWS_FILE = '.vaultkeeper/index-rows.json';
 /**
  * 2: rows carry `context` and `subject`; 3: a page row is a statement, not a section; 4: what a result shows
  * is one `shown` column (store.ts); 5: the row hashes live in their own file; 6: a row's hash is of its
@@ -22,10 +31,11 @@ export const ROWS_FILE = '.vaultkeeper/index-rows.json';
  * are two lists in the rows file, not an object (an object of 100k keys cost a rebuild ~0.1 s to build), and a
  * row's hash is a 64-bit xxHash (row-hash.ts); 10: a fact stating a change of state in plain English has a
  * subject and its subject's words (text/state-change.ts); 11: a part page's "Part of [[hub]]." line is
- * navigation, not a row. An older
- * index is rebuilt: its hashes would match no row, and rewriting every row through deletes costs more than a rebuild.
+ * navigation, not a row; 12: the row hashes in shards (ROWS_DIR), so a small change rewrites a shard, not all
+ * of them. An older index is rebuilt: its hashes would match no row, and rewriting every row through deletes
+ * costs more than a rebuild.
  */
-const VERSION = 11;
+const VERSION = 12;
 
 export interface FileEntry {
   size: number;
@@ -37,13 +47,19 @@ export interface FileEntry {
   cited?: string[];
 }
 
-export interface Manifest {
+export interface ManifestHeader {
   version: typeof VERSION;
   uri: string;
   embedder: string;
   dimensions: number | null;
-  /** Hash of the watermark, skipped dates and tombstones the rows were projected with. */
+  /** Hash of the watermark and skipped dates the rows were projected with (tombstones: `tombstones`). */
   inputs: string;
+  /**
+   * The tombstones the rows were projected with: how many entries, and the digest of those entries. A pass that
+   * finds the same entries and more re-projects only the files the new ones touch (reindex.ts); any other change
+   * re-projects every file.
+   */
+  tombstones: { count: number; digest: string };
   /** Hash of every fact id the pages cite: consolidated logs show their uncited facts, so it matters to them. */
   cited: string;
   dirty: boolean;
@@ -56,6 +72,10 @@ export interface Manifest {
   indexFiles?: string;
   /** True when that folder passed the full probe of every index (the `reindex` command) and was not written since. */
   verified?: boolean;
+}
+
+/** The whole manifest, every file's row hashes loaded (tests, and callers that need every row key). */
+export interface Manifest extends ManifestHeader {
   files: Record<string, FileEntry>;
 }
 
@@ -68,11 +88,15 @@ export interface RowCounts {
   core: number;
 }
 
-/** The manifest as `index-manifest.json` holds it: no row hashes, and the digest of the rows file it goes with. */
-export type ManifestSummary = Omit<Manifest, 'files'> & { rows: string; files: Record<string, FileSummary> };
+/** The manifest as `index-manifest.json` holds it: no row hashes, and the digest of each shard that holds them. */
+export interface ManifestSummary extends ManifestHeader {
+  /** Shard name → digest of its file. */
+  rows: Record<string, string>;
+  files: Record<string, FileSummary>;
+}
 
-export function emptyManifest(uri: string, embedder: string, dimensions: number | null): Manifest {
-  return { version: VERSION, uri, embedder, dimensions, inputs: '', cited: '', dirty: false, writes: 0, files: {} };
+export function emptyManifest(uri: string, embedder: string, dimensions: number | null): ManifestSummary {
+  return { version: VERSION, uri, embedder, dimensions, inputs: '', tombstones: { count: 0, digest: '' }, cited: '', dirty: false, writes: 0, rows: {}, files: {} };
 }
 
 /** The manifest without row hashes, or null when it is missing, unreadable or of an older version. */
@@ -84,27 +108,20 @@ export async function readManifestSummary(root: string): Promise<ManifestSummary
   }
 }
 
-/** The whole manifest, or null when it is missing or unreadable, or its rows file is not the one it names (either way: rebuild). */
+/** The whole manifest, or null when it is missing or unreadable, or a shard is not the one it names (either way: rebuild). */
 export async function readManifest(root: string): Promise<Manifest | null> {
-  try {
-    const summary = asSummary(JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')));
-    if (summary === null) return null;
-    const text = await readFile(path.join(root, ROWS_FILE), 'utf8');
-    if (digest(text) !== summary.rows) return null;
-    const rows: unknown = JSON.parse(text);
-    if (!isObject(rows)) return null;
-    const { rows: _digest, files, ...rest } = summary;
-    const manifest: Manifest = { ...rest, files: {} };
-    for (const [rel, entry] of Object.entries(files)) {
-      const { facts: _f, pages: _p, core: _c, ...kept } = entry;
-      const hashes = rowHashes(rows[rel]);
-      if (hashes === null) return null;
-      manifest.files[rel] = { ...kept, rows: hashes };
-    }
-    return manifest;
-  } catch {
-    return null;
+  const summary = await readManifestSummary(root);
+  if (summary === null) return null;
+  const shards = new RowShards(root, summary.rows);
+  const { rows: _digests, files, ...rest } = summary;
+  const manifest: Manifest = { ...rest, files: {} };
+  for (const [rel, entry] of Object.entries(files)) {
+    const { facts: _f, pages: _p, core: _c, ...kept } = entry;
+    const hashes = shards.tryRowsOf(rel);
+    if (hashes === null) return null;
+    manifest.files[rel] = { ...kept, rows: hashes };
   }
+  return manifest;
 }
 
 /** True when the manifest on disk was written by an older version (its index is rebuilt, not read). */
@@ -117,27 +134,111 @@ export async function olderManifest(root: string): Promise<boolean> {
   }
 }
 
-/** The rows file of a manifest, as written: its text and the digest the manifest names it by. */
-export interface RowsFile {
-  text: string;
-  digest: string;
-}
-
-/** A file's row keys and hashes as the rows file holds them: two lists, in row order. */
+/** A file's row keys and hashes as a shard holds them: two lists, in row order. */
 interface RowHashLists {
   keys: string[];
   hashes: string[];
 }
 
-/** Serializes a manifest's row hashes (~6 MB at 100k facts): reindex.ts does it while LanceDB builds the indices. */
-export function rowsFile(manifest: Manifest): RowsFile {
-  const rows: Record<string, RowHashLists> = {};
-  for (const [rel, entry] of Object.entries(manifest.files)) rows[rel] = { keys: [...entry.rows.keys()], hashes: [...entry.rows.values()] };
-  const text = JSON.stringify(rows);
-  return { text, digest: digest(text) };
+type Shard = Record<string, RowHashLists>;
+
+/** Shards of the files other than logs, by a hash of the path: a few hundred pages each in a vault of thousands. */
+const PAGE_SHARDS = 32;
+const LOG_MONTH_RE = /^logs\/(\d{4}-\d{2})-\d{2}\.md$/;
+
+/** The shard a file's row hashes are kept in: its month for a log (a day's new facts rewrite one month), else a hash bucket. */
+export function shardOf(rel: string): string {
+  const month = LOG_MONTH_RE.exec(rel)?.[1];
+  if (month !== undefined) return `logs-${month}`;
+  return `files-${createHash('sha256').update(rel).digest()[0]! % PAGE_SHARDS}`;
 }
 
-/** A file's row hashes from the rows file, or null when they are not two string lists of one length. */
+/**
+ * The row hashes of a manifest, read a shard at a time when a file's are first asked for, each checked against
+ * the digest the summary names. Synchronous: the indexer reads the files it projects the same way.
+ */
+export class RowShards {
+  private readonly loaded = new Map<string, Shard>();
+
+  constructor(
+    private readonly root: string,
+    /** Shard name → digest, as the summary names them. */
+    readonly digests: Readonly<Record<string, string>>,
+  ) {}
+
+  /** A file's row hashes; a shard missing or not the one the summary names is an index error (the indexer then rebuilds). */
+  rowsOf(rel: string): Map<string, string> {
+    const rows = this.tryRowsOf(rel);
+    if (rows === null) throw new VaultkeeperError('VK_INDEX', `the index's row hashes for ${rel} are missing or not those its manifest names`);
+    return rows;
+  }
+
+  /** A file's row hashes (empty when the manifest names none), or null when its shard cannot be trusted. */
+  tryRowsOf(rel: string): Map<string, string> | null {
+    const shard = this.shard(shardOf(rel));
+    if (shard === null) return null;
+    const lists = shard[rel];
+    return lists === undefined ? new Map() : rowHashes(lists);
+  }
+
+  /** A shard's contents ({} when the summary names none), or null when missing, unreadable or not the digest named. */
+  shard(name: string): Shard | null {
+    const cached = this.loaded.get(name);
+    if (cached !== undefined) return cached;
+    const expected = this.digests[name];
+    if (expected === undefined) return {};
+    try {
+      const text = readFileSync(path.join(this.root, ROWS_DIR, `${name}.json`), 'utf8');
+      if (digest(text) !== expected) return null;
+      const value: unknown = JSON.parse(text);
+      if (!isObject(value)) return null;
+      this.loaded.set(name, value as Shard);
+      return value as Shard;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** The shards a pass rewrites, serialized: name → text and digest, or null for a shard left with no files. */
+export type ShardTexts = Map<string, { text: string; digest: string } | null>;
+
+/**
+ * Serializes the shards that `changed` touches (the row hashes of files projected this pass; null for a file gone):
+ * each from the old shard, its files still in `files`, with the changed ones replaced. Done while LanceDB builds
+ * a new table's indices (reindex.ts).
+ */
+export function shardTexts(old: RowShards, files: Readonly<Record<string, unknown>>, changed: ReadonlyMap<string, ReadonlyMap<string, string> | null>): ShardTexts {
+  const byShard = new Map<string, string[]>();
+  for (const rel of changed.keys()) {
+    const name = shardOf(rel);
+    const list = byShard.get(name);
+    if (list === undefined) byShard.set(name, [rel]);
+    else list.push(rel);
+  }
+  const out: ShardTexts = new Map();
+  for (const [name, rels] of byShard) {
+    const before = old.shard(name);
+    if (before === null) throw new VaultkeeperError('VK_INDEX', `the index's row hash shard ${name} is missing or not the one its manifest names`);
+    const kept = new Map<string, RowHashLists>();
+    for (const [rel, lists] of Object.entries(before)) if (!changed.has(rel) && rel in files) kept.set(rel, lists);
+    for (const rel of rels) {
+      const rows = changed.get(rel);
+      if (rows !== null && rows !== undefined && rel in files) kept.set(rel, { keys: [...rows.keys()], hashes: [...rows.values()] });
+    }
+    // Files in path order: a shard's bytes are the same however the passes that wrote it went (workers or not, update or rebuild).
+    const shard: Shard = {};
+    for (const rel of [...kept.keys()].sort(byCodeUnit)) shard[rel] = kept.get(rel)!;
+    if (kept.size === 0) out.set(name, null);
+    else {
+      const text = JSON.stringify(shard);
+      out.set(name, { text, digest: digest(text) });
+    }
+  }
+  return out;
+}
+
+/** A file's row hashes from a shard, or null when they are not two string lists of one length. */
 function rowHashes(value: unknown): Map<string, string> | null {
   if (!isObject(value)) return null;
   const { keys, hashes } = value as Partial<RowHashLists>;
@@ -152,16 +253,36 @@ function rowHashes(value: unknown): Map<string, string> | null {
   return rows;
 }
 
+/** Marks the manifest on disk dirty before the table is written: the summary alone (its shards are unchanged). */
+export async function markDirty(root: string, summary: ManifestSummary): Promise<void> {
+  await writeConfined(root, MANIFEST_FILE, JSON.stringify({ ...summary, dirty: true }));
+}
+
 /**
- * Writes the rows file, then the manifest that names it: a crash between the two leaves a manifest whose rows
- * file does not match (a rebuild). `rows` is `rowsFile(manifest)`, when it was made ahead.
+ * Writes the shards that changed, then the summary that names them: a crash between the two leaves a summary
+ * whose shards do not match (a rebuild when they are next read). Shards left with no files are deleted, and so
+ * is an older version's single rows file.
  */
-export async function writeManifest(root: string, manifest: Manifest, rows: RowsFile = rowsFile(manifest)): Promise<void> {
-  const files: Record<string, FileSummary> = {};
-  for (const [rel, { rows: hashes, ...entry }] of Object.entries(manifest.files)) files[rel] = { ...entry, ...countRows(hashes.keys()) };
-  await writeConfined(root, ROWS_FILE, rows.text);
-  const summary: ManifestSummary = { ...manifest, rows: rows.digest, files };
-  await writeConfined(root, MANIFEST_FILE, JSON.stringify(summary));
+export async function writeManifest(root: string, summary: ManifestSummary, shards: ShardTexts): Promise<void> {
+  const digests = { ...summary.rows };
+  for (const [name, shard] of shards) {
+    if (shard === null) {
+      delete digests[name];
+      await rm(await confinedPath(root, `${ROWS_DIR}/${name}.json`), { force: true });
+    } else {
+      await writeConfined(root, `${ROWS_DIR}/${name}.json`, shard.text);
+      digests[name] = shard.digest;
+    }
+  }
+  await writeConfined(root, MANIFEST_FILE, JSON.stringify({ ...summary, rows: digests }));
+  await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
+}
+
+/** Deletes every shard (a rebuild starts from none: a shard a new manifest does not name would never be read). */
+export async function clearShards(root: string): Promise<void> {
+  const dir = await confinedPath(root, ROWS_DIR, 'folder');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) if (name.endsWith('.json')) await rm(path.join(dir, name), { force: true });
 }
 
 export function manifestRowCount(manifest: Manifest | ManifestSummary): number {
@@ -181,7 +302,8 @@ export function rowCounts(manifest: Manifest | ManifestSummary): RowCounts {
   return total;
 }
 
-function countRows(keys: Iterable<string>): RowCounts {
+/** A file's row counts, from its row keys. */
+export function countRows(keys: Iterable<string>): RowCounts {
   const counts: RowCounts = { facts: 0, pages: 0, core: 0 };
   for (const key of keys) {
     if (key.startsWith('f:')) counts.facts++;
@@ -202,7 +324,7 @@ function digest(text: string): string {
 function asSummary(value: unknown): ManifestSummary | null {
   if (!hasHeader(value)) return null;
   const m = value as Partial<ManifestSummary> & Record<string, unknown>;
-  if (typeof m.rows !== 'string' || !isObject(m.files)) return null;
+  if (!isObject(m.rows) || !Object.values(m.rows).every((d) => typeof d === 'string') || !isObject(m.files)) return null;
   for (const entry of Object.values(m.files) as unknown[]) if (!isFileSummary(entry)) return null;
   return { ...(m as ManifestSummary), cited: m.cited ?? '' };
 }
@@ -213,6 +335,8 @@ function hasHeader(value: unknown): boolean {
   if (m.version !== VERSION || typeof m.uri !== 'string' || typeof m.embedder !== 'string' || typeof m.inputs !== 'string') return false;
   if (!(m.dimensions === null || typeof m.dimensions === 'number') || typeof m.dirty !== 'boolean' || typeof m.writes !== 'number') return false;
   if (m.cited !== undefined && typeof m.cited !== 'string') return false;
+  const t = m.tombstones as Partial<ManifestHeader['tombstones']> | undefined;
+  if (!isObject(t) || typeof t.count !== 'number' || typeof t.digest !== 'string') return false;
   return (m.indexFiles === undefined || typeof m.indexFiles === 'string') && (m.verified === undefined || typeof m.verified === 'boolean');
 }
 

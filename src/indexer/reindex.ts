@@ -15,13 +15,14 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { emptyManifest, manifestRowCount, olderManifest, readManifest, rowsFile, writeManifest, type FileEntry, type Manifest, type RowsFile } from './manifest.js';
+import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readManifestSummary, RowShards, shardTexts, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
 import type { PreparedPage } from './projection.js';
 import type { EncodedBatch } from './arrow-rows.js';
 import type { FileCounts, ReindexResult } from './result.js';
-import { indexFingerprint, inputsHash, statAll, vaultFiles } from './fresh.js';
+import { indexFingerprint, inputsHash, statAll, tombstoneState, vaultFiles } from './fresh.js';
+import { touchedByTombstones } from './tombstone-touch.js';
 import { indexUri, isRemote } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
@@ -111,11 +112,12 @@ async function reindexLocked(ctx: VaultContext, options: ReindexOptions): Promis
     // A table that breaks while being written is rebuilt from the files once; a second failure is real.
     if (options.clear || !(error instanceof VaultkeeperError) || error.code !== 'VK_INDEX') throw error;
     options.onNote?.(`rebuilding the index: ${error.message}`);
-    return indexOnce(ctx, { ...options, clear: true });
+    return indexOnce(ctx, { ...options, clear: true }, error.message);
   }
 }
 
-async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+/** `because`: why a rebuild was asked for, when it is a retry after a failed pass (said once, by the caller). */
+async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: string): Promise<ReindexResult> {
   const started = performance.now();
   const { embedder } = options;
   const model = embedder?.model ?? 'none';
@@ -129,38 +131,47 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
   if (options.clear) await clearIndex(ctx, uri);
   let store = await openStore(ctx, uri, dimensions);
   try {
-    // A rebuild starts from an empty manifest: reading the old one (its row hashes: ~6 MB at 100k facts) would be wasted.
-    let manifest = options.clear ? null : await readManifest(ctx.root);
-    const rebuilt = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions, root: ctx.root });
+    // The summary only: a file's row hashes are read, a shard at a time, when the file is projected again.
+    let manifest = options.clear ? null : await readManifestSummary(ctx.root);
+    const reason = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions, root: ctx.root });
+    const rebuilt = reason === 'requested' && because !== undefined ? because : reason;
     if (rebuilt !== null) {
-      if (rebuilt !== 'requested' && rebuilt !== 'new index') note(`rebuilding the index: ${rebuilt}`);
-      if (rebuilt !== 'requested') {
+      if (reason !== 'requested' && reason !== 'new index') note(`rebuilding the index: ${rebuilt}`);
+      if (reason !== 'requested') {
         store.close();
         await clearIndex(ctx, uri);
         store = await openStore(ctx, uri, dimensions);
       }
       failpoint('reindex:after-clear');
+      await clearShards(ctx.root);
       manifest = emptyManifest(uri, model, dimensions);
       loading ??= loadChunks();
     }
     const m = manifest!;
+    const shards = new RowShards(ctx.root, m.rows);
 
     const journal = await readJournal(ctx.root);
     const tombstones = await readTombstones(ctx.root);
-    const inputs = inputsHash(journal, tombstones);
-    const inputsChanged = inputs !== m.inputs;
+    const inputs = inputsHash(journal);
+    const tomb = tombstoneState(tombstones, m.tombstones);
 
     // Pages first: the facts they cite decide what consolidated logs still show as facts.
     const all = await vaultFiles(ctx.root);
     const pages = all.filter((rel) => sourceKind(rel) !== 'log');
     const logs = all.filter((rel) => sourceKind(rel) === 'log');
     const files = [...pages, ...logs];
+    // New tombstones re-project the files they may change (tombstone-touch.ts); other changes to them, every file.
+    const touchedByNew = tomb.added === 'all' || rebuilt !== null ? null : touchedByTombstones(ctx.root, logs, pages, tomb.added);
+    const inputsChanged = inputs !== m.inputs || touchedByNew === null;
+    const forgotten = (rel: string): boolean => inputsChanged || touchedByNew!.has(rel);
     const wanted = new Set(files);
     const counts: FileCounts = { indexed: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
     const toDelete: string[] = [];
     const toAdd: IndexRow[] = [];
     const encoded: EncodedBatch[] = [];
-    const nextEntries = new Map<string, FileEntry>();
+    const nextEntries = new Map<string, FileSummary>();
+    /** The row hashes of files projected this pass (null: a file gone), for the shards they are kept in. */
+    const changedRows = new Map<string, Map<string, string> | null>();
     /** Fills in the row hashes of new files (project-chunk.ts: `unhashed`), once LanceDB has the rows to work on. */
     const unhashed: Array<() => void> = [];
     const hashRows = (): void => {
@@ -180,7 +191,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     const maybe = files.reduce((sum, rel, i) => {
       const info = stats[i];
       const previous = m.files[rel];
-      const same = previous !== undefined && !inputsChanged && previous.size === info?.size && previous.mtimeMs === info.mtimeMs;
+      const same = previous !== undefined && !forgotten(rel) && previous.size === info?.size && previous.mtimeMs === info.mtimeMs;
       return sum + (info === null || info === undefined || same ? 0 : info.size);
     }, 0);
     // A long batch of projection has V8 optimize its code later (core/tiering.ts: fewer compilations thrown away).
@@ -192,7 +203,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     // A new table is written in parts while the rest is projected (table-parts.ts): on this thread's projection
     // only, without an embedder (which must see every row first).
     const newTable = !store.exists;
-    const parts = newTable && pool === null && embedder === null ? new TableParts(store, partRowsFromEnv(), () => writeManifest(ctx.root, { ...m, dirty: true })) : null;
+    const parts = newTable && pool === null && embedder === null ? new TableParts(store, partRowsFromEnv(), () => markDirty(ctx.root, m)) : null;
     // The page parser (markdown-it) loads only when some file must be projected (a rebuild started loading it above).
     let chunks: typeof Chunks | null = null;
     let local: Chunks.ChunkProjector | null = null;
@@ -213,7 +224,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         }
         if (previous !== undefined && !stale(rel) && previous.size === info.size && previous.mtimeMs === info.mtimeMs) {
           counts.unchanged++;
-          unchangedRows += previous.rows.size;
+          unchangedRows += rowTotal(previous);
           progress(1);
           continue;
         }
@@ -232,12 +243,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         const fingerprint = createHash('sha256').update(content).digest('base64url');
         if (previous !== undefined && !stale(rel) && previous.fingerprint === fingerprint) {
           counts.unchanged++;
-          unchangedRows += previous.rows.size;
+          unchangedRows += rowTotal(previous);
           nextEntries.set(rel, { ...previous, size: info.size, mtimeMs: info.mtimeMs });
           progress(1);
           continue;
         }
-        tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: previous.rows }) });
+        tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: shards.rowsOf(rel) }) });
       }
       return tasks;
     };
@@ -264,17 +275,22 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       tasks.forEach((task, i) => {
         const file = projected[i]!;
         unchangedRows += file.unchanged;
-        const entry: FileEntry = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, rows: new Map(), ...(file.cited.length > 0 ? { cited: file.cited } : {}) };
+        const entry: FileSummary = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, ...(file.cited.length > 0 ? { cited: file.cited } : {}), facts: 0, pages: 0, core: 0 };
+        const hashed = (rows: Map<string, string>): Map<string, string> => {
+          changedRows.set(task.rel, rows);
+          Object.assign(entry, countRows(rows.keys()));
+          return rows;
+        };
         if (task.previous === undefined) {
           counts.indexed++;
           // A new file's rows are all written whatever their hashes: they are hashed while the table is written.
-          if (file.unhashed !== undefined) unhashed.push(() => (entry.rows = chunks!.hashesOf(file)));
-          else entry.rows = chunks!.hashesOf(file);
+          if (file.unhashed !== undefined) unhashed.push(() => hashed(chunks!.hashesOf(file)));
+          else hashed(chunks!.hashesOf(file));
         } else {
           counts.updated++;
-          entry.rows = chunks!.hashesOf(file);
+          const rows = hashed(chunks!.hashesOf(file));
           for (const [key, hash] of task.previous) {
-            if (entry.rows.get(key) !== hash) toDelete.push(key);
+            if (rows.get(key) !== hash) toDelete.push(key);
           }
         }
         nextEntries.set(task.rel, entry);
@@ -285,7 +301,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       // Pages first: the facts they cite decide what consolidated logs still show as facts. When the vault has logs,
       // a page is parsed now for its citations and its rows made after the logs, which hand over the passages it
       // cites as they are parsed (project-chunk.ts: preparePages).
-      const pageTasks = readTasks(pages, 0, () => inputsChanged);
+      const pageTasks = readTasks(pages, 0, forgotten);
       let prepared: PreparedPage[] | null = null;
       if (pageTasks.length > 0) {
         chunks ??= await (loading ?? loadChunks());
@@ -299,7 +315,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         for (const page of pages) for (const id of citedBy.get(page) ?? (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
         citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
         const citedChanged = citedDigest !== m.cited;
-        const logTasks = readTasks(logs, pages.length, (rel) => inputsChanged || (citedChanged && dependsOnCitations(rel, journal)));
+        const logTasks = readTasks(logs, pages.length, (rel) => forgotten(rel) || (citedChanged && dependsOnCitations(rel, journal)));
         if (logTasks.length > 0) {
           chunks ??= await (loading ?? loadChunks());
           const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...cited] };
@@ -317,23 +333,24 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
       if (wanted.has(rel)) continue;
       touched = true;
       counts.removed++;
-      toDelete.push(...entry.rows.keys());
+      if (rowTotal(entry) > 0) toDelete.push(...shards.rowsOf(rel).keys());
+      changedRows.set(rel, null);
     }
 
     const stored = await embedRows(toAdd, embedder, options.onProgress);
     const embedded = stored.embedded;
     const adding = stored.rows.length + encoded.reduce((sum, batch) => sum + batch.length, 0) + (parts?.rows ?? 0);
 
-    const next: Manifest = { ...m, uri, embedder: model, dimensions, inputs, cited: citedDigest, files: {} };
+    const next: ManifestSummary = { ...m, uri, embedder: model, dimensions, inputs, tombstones: { count: tomb.count, digest: tomb.digest }, cited: citedDigest, files: {} };
     for (const rel of files) {
       const entry = nextEntries.get(rel) ?? m.files[rel];
       if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;
     }
 
     const wrote = toDelete.length > 0 || adding > 0;
-    let rows: RowsFile | undefined;
+    let rows: ShardTexts | undefined;
     if (wrote) {
-      if (!(parts?.started ?? false)) await writeManifest(ctx.root, { ...m, dirty: true });
+      if (!(parts?.started ?? false)) await markDirty(ctx.root, m);
       options.onProgress?.({ phase: 'write', done: 0, total: adding });
       try {
         await store.deleteKeys(toDelete);
@@ -345,7 +362,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
         // While LanceDB's threads build a new table's indices, this one hashes the new rows and serializes the
         // row hashes it writes after (Dendron: ~0.1 s off a rebuild's wall time, docs/benchmarks.md).
         hashRows();
-        rows = rowsFile(next);
+        rows = shardTexts(shards, next.files, changedRows);
         await indexed;
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
@@ -384,15 +401,16 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions): Promise<Re
     next.verified = verified;
     // Nothing read, nothing removed, same inputs, same index folder: the manifest on disk is already this one.
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
-    if (touched || rebuilt !== null || inputsChanged || citedDigest !== m.cited || m.dirty || !sameFolder) await writeManifest(ctx.root, next, rows);
+    const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
+    if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder) {
+      await writeManifest(ctx.root, next, rows ?? shardTexts(shards, next.files, changedRows));
+    }
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {
-      for (const key of entry.rows.keys()) {
-        if (key.startsWith('f:')) byKind.fact++;
-        else if (key.startsWith('c:')) byKind.core++;
-        else byKind.page++;
-      }
+      byKind.fact += entry.facts;
+      byKind.page += entry.pages;
+      byKind.core += entry.core;
     }
     return {
       rows: manifestRowCount(next),
@@ -452,9 +470,14 @@ function loadChunks(): Promise<typeof Chunks> {
   return loading;
 }
 
+/** How many rows a file projects, by its manifest entry. */
+function rowTotal(entry: FileSummary): number {
+  return entry.facts + entry.pages + entry.core;
+}
+
 async function rebuildReason(
   store: IndexStore,
-  manifest: Manifest | null,
+  manifest: ManifestSummary | null,
   want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null; root: string },
 ): Promise<string | null> {
   if (want.clear) return 'requested';

@@ -17,6 +17,7 @@ import { holdsForgotten, pagesHoldingForgotten, removeForgottenLines } from '../
 import { scrubRunLogs } from '../dream/agent/runlog.js';
 import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
+import { factsById } from '../logs/find-id.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
 import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone } from './tombstones.js';
@@ -67,7 +68,9 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
   return withWriteLock(ctx.root, async (lock) => {
     await finishInterrupted(lock, ctx.config);
     const tombstones = await readTombstones(ctx.root);
-    const matched = (await allFacts(ctx.root)).filter(wanted).map((fact) => ({
+    // By id, only the logs that can hold it are parsed (logs/find-id.ts).
+    const candidates = 'id' in target ? await factsById(ctx.root, target.id.trim().replace(/^\^/, '')) : await allFacts(ctx.root);
+    const matched = candidates.filter(wanted).map((fact) => ({
       id: fact.id,
       text: fact.text,
       date: fact.date,

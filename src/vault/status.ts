@@ -9,6 +9,7 @@ import { pendingDates } from '../dream/gate.js';
 import { readJournal, type Journal } from '../dream/journal.js';
 import { readDreamState, type DreamState } from '../dream/state.js';
 import { readManifestSummary, rowCounts } from '../indexer/manifest.js';
+import { indexedLiveFacts } from '../indexer/fresh.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { readCaptureState, type CaptureState } from '../extract/capture.js';
 import os from 'node:os';
@@ -59,10 +60,12 @@ export interface SkippedDay {
 export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Promise<VaultStatus> {
   const journal = await readJournal(ctx.root);
   const tombstones = await readTombstones(ctx.root);
-  const pending = await pendingDates(ctx.root, journal, localStamp(now, ctx.timeZone).date, tombstones);
-  const state = await readDreamState(ctx.root);
   // Counts only: the manifest without its row hashes (an older version's is not read: the next pass rebuilds it).
   const manifest = await readManifestSummary(ctx.root);
+  // A pending log the index holds as it is now is counted from the index, not parsed again.
+  const liveFacts = indexedLiveFacts(ctx.root, manifest, tombstones, journal);
+  const pending = await pendingDates(ctx.root, journal, localStamp(now, ctx.timeZone).date, tombstones, liveFacts);
+  const state = await readDreamState(ctx.root);
   let index: VaultStatus['index'] = null;
   if (manifest !== null) {
     const { facts, pages, core } = rowCounts(manifest);
@@ -79,7 +82,7 @@ export async function vaultStatus(ctx: VaultContext, now: Date = new Date()): Pr
   const nextCheck = pid === null ? null : nextDreamCheck(jobsState.jobs.dream, now);
   const checkAt = nextCheck ?? now;
   const checkToday = localStamp(checkAt, ctx.timeZone).date;
-  const pendingAtCheck = checkToday === localStamp(now, ctx.timeZone).date ? pending : await pendingDates(ctx.root, journal, checkToday, tombstones);
+  const pendingAtCheck = checkToday === localStamp(now, ctx.timeZone).date ? pending : await pendingDates(ctx.root, journal, checkToday, tombstones, liveFacts);
   const forecast = forecastDream(pendingAtCheck, state, ctx.config.dream, checkAt, nextCheck);
   const dashboard = await stat(path.join(ctx.root, DASHBOARD_PAGE)).then(() => DASHBOARD_PAGE, () => null);
   const capture = await readCaptureState(ctx.root, ctx.config.extract.sessions, ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : os.homedir());

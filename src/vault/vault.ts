@@ -69,7 +69,7 @@ export class Vault {
     try {
       await this.reindex({ lockWaitMs: 10_000, ...(options?.onNote === undefined ? {} : { onNote: options.onNote }) });
     } catch (error) {
-      // Another indexer holds the lock; it reprojects every file when the tombstones change.
+      // Another indexer holds the lock; the next pass re-projects the files the new tombstones can change.
       if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
     }
     return result;

@@ -175,12 +175,13 @@ describe('a corrupt index heals', () => {
     const root = await initVault(await tempDir());
     expect((await runCli(['remember', 'The heron nests by the quarry lake'], { cwd: root })).code).toBe(0);
     expect((await runCli(['reindex', '--json'], { cwd: root })).code).toBe(0);
-    // The freshness check reads only the manifest; a pass that must index reads the rows file and checks its digest.
-    await writeFile(path.join(root, '.vaultkeeper', 'index-rows.json'), '{}');
+    // The freshness check reads only the manifest; a pass that must index reads the shard of a file it projects and checks its digest.
+    const shards = path.join(root, '.vaultkeeper', 'index-rows');
+    for (const name of await readdir(shards)) await writeFile(path.join(shards, name), '{}');
     expect((await runCli(['remember', 'Aurora prefers green tea over coffee'], { cwd: root })).code).toBe(0);
     const healed = await runCli(['reindex', '--json'], { cwd: root });
     expect(healed.code, healed.stderr).toBe(0);
-    expect(JSON.parse(healed.stdout)).toMatchObject({ facts: 2, rebuilt: expect.stringMatching(/manifest is missing or unreadable/) });
+    expect(JSON.parse(healed.stdout)).toMatchObject({ facts: 2, rebuilt: expect.stringMatching(/row hashes for logs\/.* are missing or not those its manifest names/) });
     expect(healed.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
     const found = await runCli(['search', 'heron', '--json'], { cwd: root });
     expect(found.code, found.stderr).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * A new table written in parts while it is projected (src/indexer/table-parts.ts) is the table written at once:
- * the same rows in the same order and the same index-rows.json, one fragment a part, and search finds the same.
+ * the same rows in the same order and the same row hash shards (index-rows/), one fragment a part, and search finds the same.
  * VAULTKEEPER_INDEX_PART_ROWS sets the part size so a small vault is written in many parts.
  */
 import { readdir } from 'node:fs/promises';

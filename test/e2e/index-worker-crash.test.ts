@@ -3,7 +3,7 @@
  * here not even a rebuild is needed). With `reindex:worker-chunk` armed the worker thread ends as soon as it
  * is handed a chunk, with no reply and no error (src/core/failpoint.ts); the pool hands that chunk back to the
  * indexer's thread, gives the dead worker no chunk in the pass's later runs, and the command exits 0 with one
- * note. The rows, their table order and index-rows.json are those of a build in one thread, on a rebuild and
+ * note. The rows, their table order and row hash shards (index-rows/) are those of a build in one thread, on a rebuild and
  * on an update. Were the chunk not handed back, the pass would wait for it with nothing left to run: the CLI
  * ends with exit 0 and no result (a hang would be killed after 60 s), and the test fails.
  */

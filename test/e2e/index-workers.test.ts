@@ -1,7 +1,7 @@
 /**
  * Projection workers (src/indexer/project-pool.ts) change where the rows are made, never what they are: the
  * same vault built in one thread and with one or two workers (VAULTKEEPER_INDEX_WORKERS forces the pool
- * whatever the vault's size) gives the same rows in the same table order and the same index-rows.json, on a
+ * whatever the vault's size) gives the same rows in the same table order and the same row hash shards (index-rows/), on a
  * rebuild and on an update that changes, adds and removes files.
  */
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * tombstone; MEMORY.md), big enough for a forced projection pool to split it into chunks, and an update
  * that changes, adds and removes files: to compare builds with and without projection workers.
  */
-import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { initVault } from '../../src/vault/init.js';
 import { dumpTable } from './table-dump.js';
@@ -84,7 +84,10 @@ export async function makeProjectionVault(dir: string, pages = 40): Promise<stri
   return root;
 }
 
-/** Every row of the index table in its order, and index-rows.json as written. */
+/** Every row of the index table in its order, and the row hash shards (index-rows/) as written, by name. */
 export async function projectionState(root: string): Promise<{ rows: Array<Record<string, unknown>>; manifest: string }> {
-  return { rows: await dumpTable(root), manifest: await readFile(path.join(root, '.vaultkeeper/index-rows.json'), 'utf8') };
+  const dir = path.join(root, '.vaultkeeper/index-rows');
+  const shards: string[] = [];
+  for (const name of (await readdir(dir)).sort()) shards.push(`${name}\n${await readFile(path.join(dir, name), 'utf8')}`);
+  return { rows: await dumpTable(root), manifest: shards.join('\n') };
 }
