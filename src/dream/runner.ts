@@ -34,7 +34,7 @@ import { scrubRunLogs } from './agent/runlog.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates, retryBatch, unplacedFacts } from './gate.js';
-import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
+import { appendJournal, fileConflicts, fileUncited, journalLine, replaceJournalLine, skippedLine, writeIndex } from './generate.js';
 import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks, writtenLinks } from './page-checks.js';
@@ -336,14 +336,14 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     await fileUncited(tree, run, uncited);
     await fileConflicts(tree, run, conflicts, new Map(facts.map((f) => [f.id, f.date])));
     // The watermark never goes back: a batch of late facts below it leaves it where it was.
-    const watermark = laterOf(journal.watermark, result.batch.to);
-    await appendJournal(
-      tree,
+    const batch = result.batch;
+    const watermark = laterOf(journal.watermark, batch.to);
+    const runLine = (): string =>
       journalLine({
         at: now,
         run,
-        from: result.batch.from,
-        to: result.batch.to,
+        from: batch.from,
+        to: batch.to,
         watermark,
         created: pages.created.length,
         updated: pages.updated.length,
@@ -355,8 +355,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
         forgotten: result.forgotten,
         corrected: result.corrected.length,
         ...(retrying ? { retried: dates } : {}),
-      }),
-    );
+      });
+    await appendJournal(tree, runLine());
     await writeIndex(tree, run);
     await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     result.watermark.after = watermark;
@@ -367,7 +367,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       result.reason = 'nothing was changed: this is what the run would commit';
       return result;
     }
+    // After a forget made while the run went, the journal line counts the lines taken off then too.
     const regenerate = async (): Promise<void> => {
+      await replaceJournalLine(tree, run, runLine());
       await writeIndex(tree, run);
       await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     };
