@@ -4,7 +4,9 @@
  * knows the subject's newest value (current.ts) from the batch's facts and the facts the Current lines of the
  * pages cite. A stale line is corrected, not refused: the runner rewrites it to the newest value with that
  * value's citations and moves the old line, its words and citations kept, to `## History` with
- * `(until DATE)`, as the offline consolidator does. A model that appended an `## Update` and left the old
+ * `(until DATE)`, as the offline consolidator does. A plain-English line or fact ("Moved to [[Lisbon]]") states its
+ * subject as a keyed one does when text/state-change.ts reads it surely (current.ts statedValue), so a model that
+ * writes its Current in words is held to the same newest value. A model that appended an `## Update` and left the old
  * value under Current so costs nobody a day, and MEMORY.md (regenerated from the pages after) holds the
  * newest value. Pages the run wrote are checked for every subject; other pages for the subjects the batch
  * states (the newest value came in this run).
@@ -32,7 +34,7 @@ import { ARCHIVE_DIR, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import type { CheckFailure } from './checks.js';
 import { CitedFacts } from './cited-facts.js';
 import { linesAtBase, proseLines } from './claims.js';
-import { isDisputed, newestValues, type NewestValue } from './current.js';
+import { isDisputed, newestValues, statedValue, type NewestValue } from './current.js';
 import { cite } from './generate.js';
 import { isItem, itemBody, subjectOf } from './page.js';
 import { writeFileAtomic } from './tools/atomic.js';
@@ -74,7 +76,7 @@ export interface CurrentInput {
 
 export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentResult> {
   const { tree, written, batch, tombstones } = input;
-  const batchKeys = new Set(batch.flatMap((f) => subjectOf(f.text)?.key ?? []));
+  const batchKeys = new Set(batch.flatMap((f) => statedValue(f.text)?.key ?? []));
   const pages: Array<{ rel: string; content: string; current: CurrentLine[] }> = [];
   for (const rel of await listWikiPages(tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
@@ -106,8 +108,8 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
     const stale: Array<{ line: CurrentLine; to: NewestValue }> = [];
     for (const line of page.current) {
       const to = newest.get(line.key);
-      const own = (cited.get(`${page.rel}\n${line.index}`) ?? []).filter((f) => subjectOf(f.text)?.key === line.key);
-      // Only a line whose own citations state the subject as keyed is held to it (a person's value is theirs).
+      const own = (cited.get(`${page.rel}\n${line.index}`) ?? []).filter((f) => statedValue(f.text)?.key === line.key);
+      // Only a line whose own citations state the subject is held to it (a person's value is theirs).
       if (to === undefined || own.length === 0) continue;
       const runs = !had.has(line.text.trim());
       if (isDisputed(to)) {
@@ -128,7 +130,7 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
     // Bottom up, so the indexes of the lines above stay right; History is added after every replacement.
     for (const { line, to } of [...stale].sort((a, b) => b.line.index - a.line.index)) {
       const hasNewest = !isDisputed(to) && page.current.some((l) => l.key === line.key && same(l.value, to.value) && !stale.some((s) => s.line === l));
-      const replacement = isDisputed(to) || hasNewest ? [] : [`- ${to.fact.text} ${to.sameValue.map((f) => cite(f)).join(' ')}${eol}`];
+      const replacement = isDisputed(to) || hasNewest ? [] : [`- ${currentText(to)} ${to.sameValue.map((f) => cite(f)).join(' ')}${eol}`];
       lines.splice(line.index, 1, ...replacement);
       history.unshift(`${historyLine(line.text, isDisputed(to) ? to.date : to.sameValue[0]!.date)}${eol}`);
       corrected.push({ path: page.rel, subject: to.subject, from: line.value, to: replacement.length > 0 ? to.value : '' });
@@ -149,7 +151,10 @@ export function historyLine(line: string, until: string): string {
 const same = (a: string, b: string): boolean => normalizeText(a) === normalizeText(b);
 
 /** True when one of the facts gives the subject exactly this value (the line states it faithfully). */
-const states = (facts: readonly Fact[], value: string): boolean => facts.some((f) => same(subjectOf(f.text)?.value ?? '', value));
+const states = (facts: readonly Fact[], value: string): boolean => facts.some((f) => same(statedValue(f.text)?.value ?? '', value));
+
+/** The newest value as a Current line states it: a keyed fact as written, a plain-English one as its keyed value (as the offline consolidator writes it). */
+const currentText = (to: NewestValue): string => (subjectOf(to.fact.text) === null ? `${to.subject}:: ${to.value}` : to.fact.text);
 
 /** The keyed items under the page's `## Current`, outside frontmatter and code; indexes into content.split('\n'). */
 function currentLines(content: string): CurrentLine[] {
@@ -162,7 +167,7 @@ function currentLines(content: string): CurrentLine[] {
       continue;
     }
     if (section !== 'Current' || !isItem(text) || citedIds(text).length === 0) continue;
-    const keyed = subjectOf(withoutCitations(itemBody(text)));
+    const keyed = statedValue(withoutCitations(itemBody(text)));
     if (keyed !== null) out.push({ index: line - 1, text, key: keyed.key, value: keyed.value });
   }
   return out;
@@ -177,7 +182,7 @@ function resolvedOn(lines: readonly string[], key: string): boolean {
 }
 
 function disputed(rel: string, line: CurrentLine, to: NewestValue): CheckFailure {
-  const values = [to.value, ...to.disputedBy.map((f) => subjectOf(f.text)?.value ?? '')].map((v) => `"${v}"`).join(' and ');
+  const values = [to.value, ...to.disputedBy.map((f) => statedValue(f.text)?.value ?? '')].map((v) => `"${v}"`).join(' and ');
   return {
     check: 'disputed_lead',
     message:
