@@ -303,7 +303,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     // `## Current` holds the newest value the runner knows, whatever the consolidator left there (stale-current.ts).
     const current = await holdNewestCurrent({ tree, vaultRoot: ctx.root, base, written, batch: facts, tombstones });
     result.corrected = current.corrected;
-    for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
+    for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from === '' ? 'missing' : c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
 
     const { pages, failure } = classifyChanges(await worktreeChanges(tree, base), ctx.config.dream);
     result.pages = pages;
@@ -694,7 +694,7 @@ function commitRequest(result: DreamResult, run: string, paths: string[]): Commi
   };
 }
 
-const correctionLine = (c: CurrentCorrection): string => `- ${c.path}: ${c.subject} ${c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`;
+const correctionLine = (c: CurrentCorrection): string => `- ${c.path}: ${c.subject} ${c.from === '' ? '(none)' : c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`;
 
 /** One line of the runner's counts, for `summary`: never the consolidator's words. */
 function runCounts(result: DreamResult): string {

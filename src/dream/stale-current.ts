@@ -85,7 +85,7 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
     const current = currentLines(content).filter((l) => written.has(rel) || batchKeys.has(l.key));
     if (current.length > 0) pages.push({ rel, content, current });
   }
-  if (pages.length === 0) return { corrected: [], failure: null };
+  if (pages.length === 0 && batchKeys.size === 0) return { corrected: [], failure: null };
 
   const facts = new CitedFacts(tree);
   const live = (f: Fact): boolean => !tombstones.hasId(f.id) && !tombstones.repeats(f.text);
@@ -138,7 +138,80 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
     for (const line of history) addToHistory(lines, line, eol);
     await writeFileAtomic(target.abs, lines.join('\n'));
   }
+  corrected.push(...(await addMissingCurrent(tree, written, batch, newest)));
   return { corrected: corrected.sort((a, b) => byText(a.path, b.path)), failure: null };
+}
+
+/** Sections whose lines state no value of their page's own: the newest value is not taken from them. */
+const NOT_STATED_IN = new Set(['Current', 'History', 'Conflicts', 'Mentions', 'Related', 'Parts']);
+
+/**
+ * A newest value the batch brought that no live page holds under `## Current` (a model that noted "moved to
+ * Lisbon", or `home city:: Lisbon` in a section of its own, and left Current without it): the runner adds it,
+ * cited, under `## Current` of the first page the run wrote that states the fact, so MEMORY.md, search and the
+ * archive (which keeps a page with a current value) hold it. A disputed subject is never added.
+ */
+async function addMissingCurrent(tree: string, written: ReadonlySet<string>, batch: readonly Fact[], newest: ReadonlyMap<string, NewestValue>): Promise<CurrentCorrection[]> {
+  const batchIds = new Set(batch.map((f) => f.id));
+  const wanted = [...newest.values()].filter((to) => !isDisputed(to) && to.sameValue.some((f) => batchIds.has(f.id)));
+  if (wanted.length === 0) return [];
+  const live: Array<{ rel: string; content: string }> = [];
+  for (const rel of await listWikiPages(tree)) {
+    if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
+    live.push({ rel, content: await readFile(path.join(tree, rel), 'utf8') });
+  }
+  const held = new Set(live.flatMap((p) => currentLines(p.content).map((l) => `${l.key}\n${normalizeText(l.value)}`)));
+  const added: CurrentCorrection[] = [];
+  for (const to of wanted.sort((a, b) => byText(a.subject, b.subject))) {
+    if (held.has(`${normalizeText(to.subject)}\n${normalizeText(to.value)}`)) continue;
+    const ids = new Set(to.sameValue.map((f) => f.id));
+    const page = live.filter((p) => written.has(p.rel)).find((p) => statesFact(p.content, ids));
+    if (page === undefined) continue;
+    const target = await pageWriteTarget(tree, page.rel);
+    if (!target.ok || target.rel !== page.rel || !target.exists) continue;
+    const eol = page.content.includes('\r\n') ? '\r' : '';
+    const lines = page.content.split('\n');
+    addToCurrent(lines, `- ${currentText(to)} ${to.sameValue.map((f) => cite(f)).join(' ')}${eol}`, eol);
+    page.content = lines.join('\n');
+    await writeFileAtomic(target.abs, page.content);
+    held.add(`${normalizeText(to.subject)}\n${normalizeText(to.value)}`);
+    added.push({ path: page.rel, subject: to.subject, from: '', to: to.value });
+  }
+  return added;
+}
+
+/** True when a list item of the page, outside the sections that state no value of its own, cites one of the facts. */
+function statesFact(content: string, ids: ReadonlySet<string>): boolean {
+  let section: string | null = null;
+  for (const { text } of proseLines(content)) {
+    if (text.startsWith('## ')) section = text.slice(3).trim();
+    if (section !== null && NOT_STATED_IN.has(section)) continue;
+    if (isItem(text) && citedIds(text).some((id) => ids.has(id))) return true;
+  }
+  return false;
+}
+
+/** Adds a line at the end of the page's `## Current`, making the section before the first `##` section when it lacks one. */
+function addToCurrent(lines: string[], line: string, eol: string): void {
+  const bare = (i: number): string => lines[i]!.replace(/\r$/, '').trim();
+  const last = lines.length > 0 && lines.at(-1) === '' ? lines.length - 1 : lines.length;
+  const start = lines.findIndex((_, i) => i < last && bare(i) === '## Current');
+  if (start >= 0) {
+    let end = start + 1;
+    while (end < last && !/^#{1,2} /.test(bare(end))) end++;
+    while (end > start + 1 && bare(end - 1) === '') end--;
+    const insert = end === start + 1 ? [eol, line] : [line];
+    // A blank line stays between the section and the next heading.
+    if (end < last && bare(end) !== '') insert.push(eol);
+    lines.splice(end, 0, ...insert);
+    return;
+  }
+  let at = lines.findIndex((_, i) => i < last && /^## /.test(bare(i)));
+  if (at < 0) at = last;
+  while (at > 0 && bare(at - 1) === '') at--;
+  const section = [eol, `## Current${eol}`, eol, line];
+  if (at < last && bare(at) !== '') section.push(eol);
+  lines.splice(at, 0, ...section);
 }
 
 /** A superseded keyed line as History shows it: `subject: value`, so only Current holds the inline field. */
