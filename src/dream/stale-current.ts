@@ -161,9 +161,11 @@ async function addMissingCurrent(tree: string, written: ReadonlySet<string>, bat
     live.push({ rel, content: await readFile(path.join(tree, rel), 'utf8') });
   }
   const held = new Set(live.flatMap((p) => currentLines(p.content).map((l) => `${l.key}\n${normalizeText(l.value)}`)));
+  // A value a person wrote under Current without a citation is theirs: the runner adds none beside it.
+  const persons = new Set(live.flatMap((p) => currentLines(p.content, true).filter((l) => citedIds(l.text).length === 0).map((l) => l.key)));
   const added: CurrentCorrection[] = [];
   for (const to of wanted.sort((a, b) => byText(a.subject, b.subject))) {
-    if (held.has(`${normalizeText(to.subject)}\n${normalizeText(to.value)}`)) continue;
+    if (held.has(`${normalizeText(to.subject)}\n${normalizeText(to.value)}`) || persons.has(normalizeText(to.subject))) continue;
     const ids = new Set(to.sameValue.map((f) => f.id));
     const page = live.filter((p) => written.has(p.rel)).find((p) => statesFact(p.content, ids));
     if (page === undefined) continue;
@@ -229,8 +231,8 @@ const states = (facts: readonly Fact[], value: string): boolean => facts.some((f
 /** The newest value as a Current line states it: a keyed fact as written, a plain-English one as its keyed value (as the offline consolidator writes it). */
 const currentText = (to: NewestValue): string => (subjectOf(to.fact.text) === null ? `${to.subject}:: ${to.value}` : to.fact.text);
 
-/** The keyed items under the page's `## Current`, outside frontmatter and code; indexes into content.split('\n'). */
-function currentLines(content: string): CurrentLine[] {
+/** The cited keyed items (every one, with `uncited`) under the page's `## Current`, outside frontmatter and code; indexes into content.split('\n'). */
+function currentLines(content: string, uncited = false): CurrentLine[] {
   const out: CurrentLine[] = [];
   let section: string | null = null;
   for (const { line, text } of proseLines(content)) {
@@ -239,7 +241,7 @@ function currentLines(content: string): CurrentLine[] {
       section = text.startsWith('## ') ? heading[1]! : null;
       continue;
     }
-    if (section !== 'Current' || !isItem(text) || citedIds(text).length === 0) continue;
+    if (section !== 'Current' || !isItem(text) || (!uncited && citedIds(text).length === 0)) continue;
     const keyed = statedValue(withoutCitations(itemBody(text)));
     if (keyed !== null) out.push({ index: line - 1, text, key: keyed.key, value: keyed.value });
   }

@@ -302,21 +302,23 @@ describe('## Current holds the newest plain-English value too', () => {
   });
 
   it('a model that leaves the newest value out of Current (keyed in a section of its own, or a move noted in words) has it added under Current: MEMORY.md gives it', async () => {
-    const LOG = `# ${D1}\n\n## 09:00 · cli\n- [fact] Ana's employer:: Initech ^f-pnmssng001\n- [fact] I moved to Lisbon last weekend ^f-pnmssng002\n- [fact] Ana plays chess on Thursdays ^f-pnmssng003\n`;
-    const root = await makeVault({ [`logs/${D1}.md`]: LOG });
+    const LOG = `# ${D1}\n\n## 09:00 · cli\n- [fact] Ana's employer:: Initech ^f-pnmssng001\n- [fact] I moved to Lisbon last weekend ^f-pnmssng002\n- [fact] Ana plays chess on Thursdays ^f-pnmssng003\n- [fact] car:: Volvo ^f-pnmssng004\n`;
+    // A person's own value under Current, uncited: theirs, so the runner adds no car value beside it.
+    const ME = `${front('Me', 'person')}\n## Current\n\n- car:: Saab\n`;
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG, '3_Personal/Me.md': ME });
     const server = await startLlm([
       tools(call('read_log', { date: D1 })),
       (request) => {
-        const [employer, lisbon, chess] = factsIn(request);
+        const [employer, lisbon, chess, car] = factsIn(request);
         return tools(
-          call('write_page', { path: '3_Personal/Ana.md', content: `${front('Ana', 'person')}\n## Notes\n\n- ${chess!.text} ${chess!.cite}\n\n## Update\n\n- ${employer!.text} ${employer!.cite}\n` }),
+          call('write_page', { path: '3_Personal/Ana.md', content: `${front('Ana', 'person')}\n## Notes\n\n- ${chess!.text} ${chess!.cite}\n\n## Update\n\n- ${employer!.text} ${employer!.cite}\n- ${car!.text} ${car!.cite}\n` }),
           call('write_page', { path: '3_Personal/Home.md', content: `${front('Home', 'place')}\n## Current\n\n## Notes\n\n- ${lisbon!.text} ${lisbon!.cite}\n` }),
         );
       },
       tools(call('finish', { summary: 'Pages written.' })),
     ]);
     const run = await dream(root, server);
-    expect(run.json, run.json.reason).toMatchObject({ status: 'ok', placed: 3 });
+    expect(run.json, run.json.reason).toMatchObject({ status: 'ok', placed: 4 });
     expect(run.json.corrected).toEqual([
       { path: '3_Personal/Ana.md', subject: "Ana's employer", from: '', to: 'Initech' },
       { path: '3_Personal/Home.md', subject: 'home city', from: '', to: 'Lisbon' },
@@ -327,6 +329,7 @@ describe('## Current holds the newest plain-English value too', () => {
     expect(memory).toContain("Ana's employer:: Initech");
     expect(memory).toContain('home city:: Lisbon');
     expect(await git(root, ['log', '-1', '--format=%B'])).toContain("- 3_Personal/Ana.md: Ana's employer (none) → Initech");
+    expect(await read(root, '3_Personal/Me.md')).toBe(ME);
   });
 
   it('a plain-English value disputed on its newest day is never current: a Current line the model writes for it fails disputed_lead', async () => {
