@@ -6,13 +6,18 @@
  * section, the old ones left under Current) and a hostile one (competent, plus an uncited claim, the key in a
  * page's path and a line of a person's page removed). Each dreams the corpus until caught up on its own clock.
  * For each: runs that passed or failed (by check), lost days (skipped), facts placed on pages (share), uncited
- * claims and stale Current values left in the vault, facts lost (cited by no page and not skipped). Then the
+ * claims and stale Current values left in the vault, facts lost (cited by no page and not skipped), statements
+ * placed on the wrong entity (a line on a person's, project's or place's page citing a fact that does not name it)
+ * and duplicates merged wrongly (a line citing facts that state different things). Then a year passes on the
+ * vault's clock (--year, on by default): each month a new home city for someone (keyed one month, said in plain
+ * English the next), a fact forgotten every third month, a dream on that month's clock (archival at the default
+ * 180 days); stale Current and MEMORY.md values, forgotten lines left and facts lost are counted again. Then the
  * false positives of the forgotten-fact matcher (src/dream/forget-match.ts) on LoCoMo statements of
  * conversations 0–6: each statement forgotten in turn, every other statement of its conversation tested.
- * Flags: --days N (corpus days, 40), --models offline,competent,… (all), --no-write, --no-locomo, --keep (the vaults), --data PATH.
+ * Flags: --days N (corpus days, 40), --models offline,competent,… (all), --no-year, --no-write, --no-locomo, --keep (the vaults), --data PATH.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,10 +28,10 @@ import { parsePage } from '#src/pages/parse.js';
 import { normalizeText } from '#src/text/normalize.js';
 import { parseTombstones } from '#src/tombstones/tombstones.js';
 import { initVault } from '#src/vault/init.js';
-import { isGeneratedPage } from '#src/vault/layout.js';
+import { ARCHIVE_DIR, isGeneratedPage } from '#src/vault/layout.js';
 import { openVault } from '#src/vault/vault.js';
 import { startFakeLlm, type ChatRequest, type Reply, type ScriptedCall } from '../test/helpers/fake-llm.js';
-import { generatePeopleCorpus, type CorpusFact } from './people-corpus.js';
+import { generatePeopleCorpus, PEOPLE, PLACES, PROJECTS, type CorpusFact } from './people-corpus.js';
 import { BENCHMARKS_DOC, print, progress, writeSection } from './report.js';
 import { machineInfo, markdownTable } from './stats.js';
 import { cleanEnv, setEmbedder } from './vaults.js';
@@ -59,6 +64,40 @@ interface Outcome {
   staleMemory: number;
   personLinesGone: number;
   keyInGit: boolean;
+  /** Statements on an entity's page, and those citing a fact that does not name the entity. */
+  onEntities: number;
+  wrongEntity: number;
+  /** Lines citing two facts or more, and those whose facts state different things. */
+  merged: number;
+  wrongMerged: number;
+  year: YearOutcome | null;
+}
+
+interface YearOutcome {
+  runs: number;
+  ok: number;
+  lostDays: number;
+  staleCurrent: number;
+  staleMemory: number;
+  /** Page or MEMORY.md lines still stating a forgotten fact. */
+  forgottenLeft: number;
+  /** Facts cited by no live or archived page, of a day not skipped, not forgotten. */
+  lost: number;
+  archivedPages: number;
+  /** Undisputed newest values (corpus and year) that MEMORY.md gives, of those that differ from the corpus's start. */
+  newestInMemory: string;
+}
+
+/** How many lines of `text` a page scan counts: statements on the wrong entity, wrong merges, citations. */
+interface PageScan {
+  placed: Set<string>;
+  cited: Set<string>;
+  uncitedClaims: number;
+  staleCurrent: number;
+  onEntities: number;
+  wrongEntity: number;
+  merged: number;
+  wrongMerged: number;
 }
 
 /** The read_log results the client sent since the model's last reply. */
@@ -181,7 +220,7 @@ function newestValues(facts: readonly CorpusFact[]): Map<string, string> {
   return new Map([...newest].filter(([, v]) => v.values.size === 1).map(([k, v]) => [k, [...v.values][0]!]));
 }
 
-async function measure(kind: Model, base: string, days: number): Promise<Outcome> {
+async function measure(kind: Model, base: string, days: number, year: boolean): Promise<Outcome> {
   const corpus = generatePeopleCorpus({ seed: 20260105, days });
   const root = path.join(base, kind);
   await initVault(root);
@@ -193,7 +232,26 @@ async function measure(kind: Model, base: string, days: number): Promise<Outcome
     Object.assign(env, { VAULTKEEPER_LLM_BASE_URL: server.baseUrl, VAULTKEEPER_LLM_MODEL: `${kind}-model`, VAULTKEEPER_LLM_API_KEY_ENV: 'VK_BENCH_KEY', VK_BENCH_KEY: KEY });
   }
   const vault = await openVault({ vault: root, env });
-  const outcome: Outcome = { model: kind, runs: 0, ok: 0, failed: new Map(), lostDays: 0, facts: 0, placed: 0, lost: 0, uncitedClaims: 0, staleCurrent: 0, staleMemory: 0, personLinesGone: 0, keyInGit: false };
+  const outcome: Outcome = {
+    model: kind,
+    runs: 0,
+    ok: 0,
+    failed: new Map(),
+    lostDays: 0,
+    facts: 0,
+    placed: 0,
+    lost: 0,
+    uncitedClaims: 0,
+    staleCurrent: 0,
+    staleMemory: 0,
+    personLinesGone: 0,
+    keyInGit: false,
+    onEntities: 0,
+    wrongEntity: 0,
+    merged: 0,
+    wrongMerged: 0,
+    year: null,
+  };
   try {
     const byDate = new Map<string, CorpusFact[]>();
     for (const f of corpus.facts) byDate.set(f.date, [...(byDate.get(f.date) ?? []), f]);
@@ -217,29 +275,10 @@ async function measure(kind: Model, base: string, days: number): Promise<Outcome
       for (const m of log.matchAll(/\^(f-[0-9a-z]+)$/gm)) ids.set(m[1]!, date);
     }
     outcome.facts = ids.size;
-    const placed = new Set<string>();
-    const cited = new Set<string>();
     const newest = newestValues(corpus.facts);
-    for (const rel of await listWikiPages(root)) {
-      if (isGeneratedPage(rel)) continue;
-      const page = parsePage(rel, await readFile(path.join(root, rel)));
-      for (const chunk of page.chunks) {
-        for (const id of chunk.citations) {
-          cited.add(id);
-          if (!rel.startsWith('0_Inbox/')) placed.add(id);
-        }
-      }
-      const text = await readFile(path.join(root, rel), 'utf8');
-      // An uncited claim: a list item stating something with no citation (links and navigation aside), on a page no person wrote.
-      if (rel !== PERSON_PAGE) {
-        for (const line of text.split('\n')) {
-          if (!/^\s*- /.test(line) || line.includes('#^f-')) continue;
-          const bare = line.replace(/\[\[[^\]]*\]\]/g, '').replace(/^\s*- /, '').replace(/[→\s.,;:-]/g, '');
-          if (bare !== '') outcome.uncitedClaims++;
-        }
-      }
-      outcome.staleCurrent += staleIn(text.split('## Current')[1]?.split(/\n## /)[0] ?? '', newest);
-    }
+    const scan = await scanPages(root, newest, await factTexts(root));
+    const { placed, cited } = scan;
+    Object.assign(outcome, { uncitedClaims: scan.uncitedClaims, staleCurrent: scan.staleCurrent, onEntities: scan.onEntities, wrongEntity: scan.wrongEntity, merged: scan.merged, wrongMerged: scan.wrongMerged });
     outcome.staleMemory = staleIn(await readFile(path.join(root, 'MEMORY.md'), 'utf8'), newest);
     const skipped = new Set([...journal.skipped]);
     outcome.placed = [...ids.keys()].filter((id) => placed.has(id)).length;
@@ -249,11 +288,136 @@ async function measure(kind: Model, base: string, days: number): Promise<Outcome
     const { execFileSync } = await import('node:child_process');
     const history = execFileSync('git', ['log', '--all', '-p', '--format=%B', '--name-only'], { cwd: root, maxBuffer: 512 * 1024 * 1024 }).toString('utf8');
     outcome.keyInGit = history.includes(KEY);
+    if (year) outcome.year = await simulateYear(vault, root, kind, corpus.facts, end);
   } finally {
     await vault.close();
     await server?.close();
   }
   return outcome;
+}
+
+/** Every fact id the vault's logs hold, with its text (the fact line's text after its category). */
+async function factTexts(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const name of await readdir(path.join(root, 'logs'))) {
+    if (!name.endsWith('.md')) continue;
+    for (const m of (await readFile(path.join(root, 'logs', name), 'utf8')).matchAll(/^- (?:\[[a-z]+\] )?(.*?)(?: #[\w-]+)* \^(f-[0-9a-z]+)$/gm)) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}
+
+/** The names a fact about an entity's page uses: a person's full and first name, a project's, a place's. */
+function entityNames(title: string): string[] | null {
+  const person = PEOPLE.find((p) => p === title || p.split(' ')[0] === title);
+  if (person !== undefined) return [person, person.split(' ')[0]!];
+  const project = PROJECTS.find((p) => title === p || title === `Project ${p}`);
+  if (project !== undefined) return [`Project ${project}`];
+  return PLACES.includes(title) ? [title] : null;
+}
+
+/** What a fact states, for telling duplicates apart: a keyed fact's subject and value, else its normalized text. */
+const statement = (text: string): string => {
+  const m = KEYED.exec(text);
+  return m === null ? normalizeText(text) : normalizeText(`${m[1]} ${m[2]} ${m[3]}`);
+};
+
+/** Reads every page the vault's consolidator may have written (archived ones too) and counts what the bench measures. */
+async function scanPages(root: string, newest: ReadonlyMap<string, string>, texts: ReadonlyMap<string, string>): Promise<PageScan> {
+  const scan: PageScan = { placed: new Set(), cited: new Set(), uncitedClaims: 0, staleCurrent: 0, onEntities: 0, wrongEntity: 0, merged: 0, wrongMerged: 0 };
+  for (const rel of await listWikiPages(root)) {
+    if (isGeneratedPage(rel)) continue;
+    const page = parsePage(rel, await readFile(path.join(root, rel)));
+    for (const chunk of page.chunks) {
+      for (const id of chunk.citations) {
+        scan.cited.add(id);
+        if (!rel.startsWith('0_Inbox/')) scan.placed.add(id);
+      }
+    }
+    const text = await readFile(path.join(root, rel), 'utf8');
+    if (rel === PERSON_PAGE || rel.startsWith('0_Inbox/')) continue;
+    // An uncited claim: a list item stating something with no citation (links and navigation aside), on a page no person wrote.
+    for (const line of text.split('\n')) {
+      if (!/^\s*- /.test(line) || line.includes('#^f-')) continue;
+      const bare = line.replace(/\[\[[^\]]*\]\]/g, '').replace(/^\s*- /, '').replace(/[→\s.,;:-]/g, '');
+      if (bare !== '') scan.uncitedClaims++;
+    }
+    if (!rel.startsWith(ARCHIVE_DIR)) scan.staleCurrent += staleIn(text.split('## Current')[1]?.split(/\n## /)[0] ?? '', newest);
+    const title = /^title: (.+)$/m.exec(text)?.[1]?.replace(/^["']|["']$/g, '') ?? path.posix.basename(rel, '.md');
+    const names = entityNames(title);
+    let section = '';
+    for (const line of text.split('\n')) {
+      if (line.startsWith('## ')) section = line.slice(3).trim();
+      if (!/^\s*- /.test(line) || section === 'Related' || section === 'Parts') continue;
+      const ids = [...line.matchAll(/#\^(f-[0-9a-z]+)/g)].map((m) => m[1]!).filter((id) => texts.has(id));
+      if (ids.length === 0) continue;
+      // Known truth: the corpus names each fact's people, projects and places in its text.
+      if (names !== null) {
+        scan.onEntities++;
+        if (ids.some((id) => !names.some((n) => texts.get(id)!.includes(n)))) scan.wrongEntity++;
+      }
+      if (new Set(ids).size >= 2) {
+        scan.merged++;
+        if (new Set(ids.map((id) => statement(texts.get(id)!))).size > 1) scan.wrongMerged++;
+      }
+    }
+  }
+  return scan;
+}
+
+/**
+ * A year on the vault's clock after the corpus: each month one person's new home city (keyed, or in plain
+ * English every other month), a fact forgotten every third month, and a dream on that month's clock until
+ * nothing is pending. What is measured at its end: stale values, forgotten lines left, facts lost.
+ */
+async function simulateYear(vault: Awaited<ReturnType<typeof openVault>>, root: string, kind: Model, corpus: readonly CorpusFact[], start: number): Promise<YearOutcome> {
+  const year: YearOutcome = { runs: 0, ok: 0, lostDays: 0, staleCurrent: 0, staleMemory: 0, forgottenLeft: 0, lost: 0, archivedPages: 0, newestInMemory: '' };
+  const updates: CorpusFact[] = [];
+  const forgotten: string[] = [];
+  const texts = await factTexts(root);
+  const forgettable = [...texts].filter(([, text]) => / is allergic to | likes /.test(text));
+  for (let month = 1; month <= 12; month++) {
+    const day = new Date(start + month * 30 * DAY_MS);
+    const date = day.toISOString().slice(0, 10);
+    const person = PEOPLE[month % PEOPLE.length]!;
+    const city = PLACES[(month * 3) % PLACES.length]!;
+    // Keyed one month, in words the next: "Bob Smith moved to Kyoto" is Bob Smith's home city as the keyed fact is.
+    const text = month % 2 === 0 ? `${person}'s home city:: ${city}` : `${person} moved to ${city}`;
+    updates.push({ date, text: `${person}'s home city:: ${city}`, category: 'fact', tags: [] });
+    await vault.remember([{ text, category: 'fact' as never, tags: [] }], { source: 'bench', now: new Date(`${date}T09:00:00Z`) });
+    if (month % 3 === 0 && forgettable.length > 0) {
+      const [id, gone] = forgettable.splice(Math.floor(forgettable.length / 2), 1)[0]!;
+      await vault.forget({ id }, { now: new Date(`${date}T10:00:00Z`) });
+      forgotten.push(gone);
+    }
+    for (let i = 0; i < 20; i++) {
+      const result = await vault.dream({ force: true, ...(kind === 'offline' ? { offline: true } : {}), now: new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS + i * 60_000) });
+      if (result.status === 'noop') break;
+      year.runs++;
+      if (result.status === 'ok') year.ok++;
+      year.archivedPages += result.pages?.archived.length ?? 0;
+    }
+  }
+  const journal = await readJournal(root);
+  year.lostDays = journal.skipped.size;
+  const newest = newestValues([...corpus, ...updates]);
+  const all = await factTexts(root);
+  const scan = await scanPages(root, newest, all);
+  year.staleCurrent = scan.staleCurrent;
+  const memory = await readFile(path.join(root, 'MEMORY.md'), 'utf8');
+  year.staleMemory = staleIn(memory, newest);
+  const lines: string[] = [memory];
+  for (const rel of await listWikiPages(root)) if (!isGeneratedPage(rel)) lines.push(await readFile(path.join(root, rel), 'utf8'));
+  year.forgottenLeft = lines.join('\n').split('\n').filter((l) => forgotten.some((f) => l.includes(f))).length;
+  const tombstoned = new Set(parseTombstones(await readFile(path.join(root, '.vaultkeeper', 'tombstones.jsonl'), 'utf8').catch(() => '')).entries.map((e) => e.id));
+  year.lost = [...all.keys()].filter((id) => !scan.cited.has(id) && !tombstoned.has(id) && ![...journal.skipped].some((d) => readFileSync(path.join(root, 'logs', `${d}.md`), 'utf8').includes(id))).length;
+  const moved = updates.map((u) => KEYED.exec(u.text)!).map((m) => `${m[1]}|${m[2]}`);
+  const subjects = [...new Set(moved)].filter((k) => newest.has(k));
+  const held = subjects.filter((k) => {
+    const [who, what] = k.split('|');
+    return memory.split('\n').some((l) => l.includes(`${who}'s ${what}:: ${newest.get(k)!}`));
+  });
+  year.newestInMemory = `${held.length}/${subjects.length}`;
+  return year;
 }
 
 /** Lines of `text` that give a keyed subject a value other than its newest. */
@@ -310,6 +474,7 @@ async function main(): Promise<void> {
       models: { type: 'string', default: MODELS.join(',') },
       'no-write': { type: 'boolean', default: false },
       'no-locomo': { type: 'boolean', default: false },
+      'no-year': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       data: { type: 'string', default: '/work/shared/data/locomo/locomo10.json' },
     },
@@ -319,10 +484,11 @@ async function main(): Promise<void> {
   const started = new Date();
   const machine = machineInfo(started);
   const rows: string[][] = [];
+  const yearRows: string[][] = [];
   try {
     for (const model of MODELS.filter((m) => values.models.split(',').includes(m))) {
       progress(`bench:dream-errors: ${model}`);
-      const o = await measure(model, base, days);
+      const o = await measure(model, base, days, !values['no-year']);
       const failed = [...o.failed].map(([check, n]) => `${check} ${n}`).join(', ') || '0';
       rows.push([
         model,
@@ -336,20 +502,36 @@ async function main(): Promise<void> {
         `${o.staleCurrent} / ${o.staleMemory}`,
         String(o.personLinesGone),
         o.keyInGit ? 'yes' : 'no',
+        `${o.wrongEntity}/${o.onEntities}`,
+        `${o.wrongMerged}/${o.merged}`,
       ]);
+      const y = o.year;
+      if (y !== null) yearRows.push([model, String(y.runs), String(y.ok), String(y.lostDays), String(y.archivedPages), `${y.staleCurrent} / ${y.staleMemory}`, y.newestInMemory, String(y.forgottenLeft), String(y.lost)]);
     }
   } finally {
     if (values.keep) progress(`bench:dream-errors: vaults kept in ${base}`);
     else await rm(base, { recursive: true, force: true });
   }
   const table = markdownTable([
-    ['consolidator', 'runs', 'passed', 'failed (by check)', 'lost days', 'facts placed on pages', 'facts lost', 'uncited claims', 'stale Current / MEMORY.md', "person's lines gone", 'key in git'],
+    ['consolidator', 'runs', 'passed', 'failed (by check)', 'lost days', 'facts placed on pages', 'facts lost', 'uncited claims', 'stale Current / MEMORY.md', "person's lines gone", 'key in git', 'wrong entity / statements on entity pages', 'wrong merges / merged lines'],
     ...rows,
+  ]);
+  const yearTable = markdownTable([
+    ['consolidator', 'runs', 'passed', 'lost days (all)', 'pages archived', 'stale Current / MEMORY.md', 'moved subjects whose newest value MEMORY.md gives', 'forgotten lines left', 'facts lost'],
+    ...yearRows,
   ]);
   const lines = [
     `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine.cpu} (${machine.cores} cores, ${machine.ramGiB} GiB, Node ${machine.node}), load ${machine.load1}: \`npm run bench:dream-errors\` (corpus: the generated people corpus, seed 20260105, ${days} days; a dream a minute apart, forced, until nothing is pending; dream.max_retries 3).`,
     '',
     table,
+    ...(yearRows.length > 0
+      ? [
+          '',
+          `Then a year on each vault's clock (dream.archive_after_days 180, the default): each month one person's new home city, keyed one month and said in plain English ("… moved to Kyoto") the next, a fact forgotten every third month (4 in all), a dream on that month's clock until nothing is pending.`,
+          '',
+          yearTable,
+        ]
+      : []),
   ];
   if (!values['no-locomo']) {
     progress('bench:dream-errors: matcher false positives on LoCoMo 0–6');

@@ -19,9 +19,9 @@ export interface Corpus {
   expectedPages: string[];
 }
 
-const PEOPLE = ['Alice Chen', 'Bob Smith', 'Carol Diaz', 'Daniel Okafor', 'Elena Petrova', 'Farid Haddad', 'Grace Kim', 'Hugo Martin'];
-const PROJECTS = ['Atlas', 'Beacon', 'Cedar'];
-const PLACES = ['Lisbon', 'Porto', 'Berlin', 'Kyoto', 'Toronto'];
+export const PEOPLE = ['Alice Chen', 'Bob Smith', 'Carol Diaz', 'Daniel Okafor', 'Elena Petrova', 'Farid Haddad', 'Grace Kim', 'Hugo Martin'];
+export const PROJECTS = ['Atlas', 'Beacon', 'Cedar'];
+export const PLACES = ['Lisbon', 'Porto', 'Berlin', 'Kyoto', 'Toronto'];
 const ROLES = ['tech lead', 'designer', 'product manager', 'data engineer', 'reviewer'];
 const LIKES = ['jazz', 'hiking', 'chess', 'sourdough baking', 'cycling', 'board games'];
 const TASKS = ['review the draft', 'send the photos', 'share the budget sheet', 'book the table', 'call back'];

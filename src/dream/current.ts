@@ -4,11 +4,22 @@
  * values on one day, the second right after the first, are disputed (conflicts.ts): no value of the subject is
  * current until a person decides, unless the second is a `[correction]`; a statement after that starts over.
  * The same rules the offline consolidator applies when it writes `## Current`, so the runner can hold any
- * consolidator's pages to them (stale-current.ts). The integrator extends this to plain-English subjects.
+ * consolidator's pages to them (stale-current.ts). A sure plain-English change of state ("I moved to Lisbon",
+ * text/state-change.ts) states its subject's value as `home city:: Lisbon` would, as the offline consolidator
+ * reads it; an unsure reading states no value.
  */
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
-import { subjectOf } from './page.js';
+import { readStateChange } from '../text/state-change.js';
+import { subjectOf, type Keyed } from './page.js';
+
+/** The subject and value a text states: keyed, or a sure plain-English change of state read with its links as text. */
+export function statedValue(text: string): Keyed | null {
+  const keyed = subjectOf(text);
+  if (keyed !== null) return keyed;
+  const change = readStateChange(text.replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1'));
+  return change === null || !change.sure ? null : { subject: change.subject, key: change.key, value: change.value };
+}
 
 export interface NewestValue {
   /** The subject as the newest fact writes it. */
@@ -27,11 +38,11 @@ export interface NewestValue {
 
 const byDateThenLine = (a: Fact, b: Fact): number => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.line - b.line);
 
-/** Normalized subject → its newest value, for every keyed fact among `facts` (which may come in any order). */
+/** Normalized subject → its newest value, for every fact among `facts` (in any order) that states one (statedValue). */
 export function newestValues(facts: readonly Fact[]): Map<string, NewestValue> {
   const out = new Map<string, NewestValue>();
   for (const fact of [...facts].sort(byDateThenLine)) {
-    const keyed = subjectOf(fact.text);
+    const keyed = statedValue(fact.text);
     if (keyed === null) continue;
     const held = out.get(keyed.key);
     const entry: NewestValue = { subject: keyed.subject, value: keyed.value, fact, factId: fact.id, date: fact.date, line: fact.line, sameValue: [fact], disputedBy: [] };

@@ -116,6 +116,16 @@ export async function appendJournal(root: string, line: string): Promise<void> {
   await writeConfined(root, JOURNAL_FILE, `${existing}${redact(line)}\n`);
 }
 
+/** Replaces this run's line (the last line naming `run <id>`) with `line`: its counts changed before the commit. */
+export async function replaceJournalLine(root: string, run: string, line: string): Promise<void> {
+  const file = await confinedPath(root, JOURNAL_FILE);
+  const lines = (await readOr(file, '')).split('\n');
+  const at = lines.findLastIndex((l) => l.startsWith('- ') && l.includes(` · run ${run} · `));
+  if (at < 0) return appendJournal(root, line);
+  lines[at] = redact(line);
+  await writeConfined(root, JOURNAL_FILE, lines.join('\n'));
+}
+
 interface PageSummary {
   rel: string;
   title: string;

@@ -36,7 +36,7 @@ import { scrubRunLogs } from './agent/runlog.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { archiveColdPages, type ArchivedPage } from './archive.js';
 import { decide, pendingDates, retryBatch, unplacedFacts } from './gate.js';
-import { appendJournal, fileConflicts, fileUncited, journalLine, skippedLine, writeIndex } from './generate.js';
+import { appendJournal, fileConflicts, fileUncited, journalLine, replaceJournalLine, skippedLine, writeIndex } from './generate.js';
 import { writeMemory } from './memory.js';
 import { JOURNAL_FILE, readJournal } from './journal.js';
 import { pageChecks, writtenLinks } from './page-checks.js';
@@ -305,7 +305,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     // `## Current` holds the newest value the runner knows, whatever the consolidator left there (stale-current.ts).
     const current = await holdNewestCurrent({ tree, vaultRoot: ctx.root, base, written, batch: facts, tombstones });
     result.corrected = current.corrected;
-    for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
+    for (const c of current.corrected) emit({ type: 'step', message: `${c.path}: ${c.subject} under ## Current was ${c.from === '' ? 'missing' : c.from}; ${c.to === '' ? 'moved to History (the subject is disputed)' : `corrected to ${c.to}, the newest value`}` });
 
     const treeChanges = await worktreeChanges(tree, base);
     const { pages, failure } = classifyChanges(treeChanges, ctx.config.dream, await wholePages(tree, treeChanges.filter((c) => c.status !== 'D').map((c) => c.path)));
@@ -341,14 +341,14 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     await fileUncited(tree, run, uncited);
     await fileConflicts(tree, run, conflicts, new Map(facts.map((f) => [f.id, f.date])));
     // The watermark never goes back: a batch of late facts below it leaves it where it was.
-    const watermark = laterOf(journal.watermark, result.batch.to);
-    await appendJournal(
-      tree,
+    const batch = result.batch;
+    const watermark = laterOf(journal.watermark, batch.to);
+    const runLine = (): string =>
       journalLine({
         at: now,
         run,
-        from: result.batch.from,
-        to: result.batch.to,
+        from: batch.from,
+        to: batch.to,
         watermark,
         created: pages.created.length,
         updated: pages.updated.length,
@@ -360,8 +360,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
         forgotten: result.forgotten,
         corrected: result.corrected.length,
         ...(retrying ? { retried: dates } : {}),
-      }),
-    );
+      });
+    await appendJournal(tree, runLine());
     await writeIndex(tree, run);
     await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     result.watermark.after = watermark;
@@ -372,7 +372,9 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       result.reason = 'nothing was changed: this is what the run would commit';
       return result;
     }
+    // After a forget made while the run went, the journal line counts the lines taken off then too.
     const regenerate = async (): Promise<void> => {
+      await replaceJournalLine(tree, run, runLine());
       await writeIndex(tree, run);
       await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     };
@@ -701,7 +703,7 @@ function commitRequest(result: DreamResult, run: string, paths: string[]): Commi
   };
 }
 
-const correctionLine = (c: CurrentCorrection): string => `- ${c.path}: ${c.subject} ${c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`;
+const correctionLine = (c: CurrentCorrection): string => `- ${c.path}: ${c.subject} ${c.from === '' ? '(none)' : c.from} → ${c.to === '' ? '(none: disputed)' : c.to}`;
 
 /** One line of the runner's counts, for `summary`: never the consolidator's words. */
 function runCounts(result: DreamResult): string {

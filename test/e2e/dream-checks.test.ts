@@ -248,6 +248,107 @@ describe('## Current holds the newest value', () => {
   });
 });
 
+describe('## Current holds the newest plain-English value too', () => {
+  it('a model that writes its Current in words and leaves the old value after "I moved to Lisbon" is corrected: page, MEMORY.md and search give Lisbon', async () => {
+    const LOG1 = `# ${D1}\n\n## 09:00 · cli\n- [fact] I live in Berlin #location ^f-pnbrn00001\n- [preference] Prefers dark roast coffee #coffee ^f-pncffe0001\n`;
+    const LOG2 = `# ${D2}\n\n## 09:00 · cli\n- [fact] I moved to Lisbon last weekend #location ^f-pnsbn00001\n- [fact] Bought a bike for the hills #location ^f-pnbke00001\n`;
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG1, [`logs/${D2}.md`]: LOG2 });
+    const server = await startLlm([
+      tools(call('read_log', { date: D1 }), call('read_log', { date: D2 })),
+      (request) => {
+        const [berlin, coffee, lisbon, bike] = factsIn(request);
+        // Current says, in words and with a link, the value of the first day; the move is only a note.
+        const content = `${front('Home', 'place')}\n## Current\n\n- I live in [[Berlin]] ${berlin!.cite}\n\n## Notes\n\n- ${coffee!.text} ${coffee!.cite}\n- ${lisbon!.text} ${lisbon!.cite}\n- ${bike!.text} ${bike!.cite}\n`;
+        return tools(call('write_page', { path: '3_Personal/Home.md', content }), call('write_page', { path: '3_Personal/Berlin.md', content: `${front('Berlin', 'place')}\n- ${berlin!.text} ${berlin!.cite}\n` }));
+      },
+      tools(call('finish', { summary: 'Home page written.' })),
+    ]);
+    const run = await dream(root, server);
+    expect(run.json, run.json.reason).toMatchObject({ status: 'ok', consolidator: 'llm', facts: 4, placed: 4 });
+    expect(run.json.corrected).toEqual([{ path: '3_Personal/Home.md', subject: 'home city', from: 'Berlin', to: 'Lisbon' }]);
+    const page = await read(root, '3_Personal/Home.md');
+    expect(page).toMatch(/## Current\n\n- home city:: Lisbon \[\[2025-06-02#\^f-pnsbn00001\]\]\n/);
+    expect(page).toMatch(/## History\n\n- I live in \[\[Berlin\]\] \[\[2025-06-01#\^f-pnbrn00001\]\] \(until 2025-06-02\)\n/);
+    const memory = await read(root, 'MEMORY.md');
+    expect(memory).toContain('home city:: Lisbon');
+    expect(memory).not.toContain('Berlin');
+    const found = await runJson<{ results: Array<{ text: string }> }>(['--vault', root, 'search', 'where do I live']);
+    expect(found.results.find((r) => /Lisbon|Berlin/.test(r.text))?.text).toContain('Lisbon');
+    expect(await git(root, ['log', '-1', '--format=%B'])).toContain('- 3_Personal/Home.md: home city Berlin → Lisbon');
+  });
+
+  it('a keyed Current line a plain-English move made stale is corrected', async () => {
+    const LOG1 = `# ${D1}\n\n## 09:00 · cli\n- [fact] home city:: Berlin ^f-pnkybrn001\n`;
+    const LOG2 = `# ${D2}\n\n## 09:00 · cli\n- [fact] Relocated to Porto for the new job ^f-pnkyprt001\n`;
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG1, [`logs/${D2}.md`]: LOG2 }, 'dream:\n  max_days: 1\n');
+    expect((await dream(root, null)).json).toMatchObject({ status: 'ok', batch: { from: D1, to: D1 } });
+    const home = await pageWith(root, /home city:: Berlin/);
+    const before = await read(root, home);
+    const server = await startLlm([
+      tools(call('read_log', { date: D2 })),
+      (request) => {
+        const [porto] = factsIn(request);
+        return tools(call('write_page', { path: home, content: `${before.trimEnd()}\n\n## Notes\n\n- ${porto!.text} ${porto!.cite}\n` }));
+      },
+      tools(call('finish', { summary: 'Noted the move.' })),
+    ]);
+    const run = await dream(root, server);
+    expect(run.json, run.json.reason).toMatchObject({ status: 'ok', placed: 1 });
+    expect(run.json.corrected).toEqual([{ path: home, subject: 'home city', from: 'Berlin', to: 'Porto' }]);
+    const after = await read(root, home);
+    expect(after).toMatch(/## Current\n\n- home city:: Porto \[\[2025-06-02#\^f-pnkyprt001\]\]\n/);
+    expect(after).not.toContain('home city:: Berlin');
+    expect(await read(root, 'MEMORY.md')).not.toContain('Berlin');
+  });
+
+  it('a model that leaves the newest value out of Current (keyed in a section of its own, or a move noted in words) has it added under Current: MEMORY.md gives it', async () => {
+    const LOG = `# ${D1}\n\n## 09:00 · cli\n- [fact] Ana's employer:: Initech ^f-pnmssng001\n- [fact] I moved to Lisbon last weekend ^f-pnmssng002\n- [fact] Ana plays chess on Thursdays ^f-pnmssng003\n- [fact] car:: Volvo ^f-pnmssng004\n`;
+    // A person's own value under Current, uncited: theirs, so the runner adds no car value beside it.
+    const ME = `${front('Me', 'person')}\n## Current\n\n- car:: Saab\n`;
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG, '3_Personal/Me.md': ME });
+    const server = await startLlm([
+      tools(call('read_log', { date: D1 })),
+      (request) => {
+        const [employer, lisbon, chess, car] = factsIn(request);
+        return tools(
+          call('write_page', { path: '3_Personal/Ana.md', content: `${front('Ana', 'person')}\n## Notes\n\n- ${chess!.text} ${chess!.cite}\n\n## Update\n\n- ${employer!.text} ${employer!.cite}\n- ${car!.text} ${car!.cite}\n` }),
+          call('write_page', { path: '3_Personal/Home.md', content: `${front('Home', 'place')}\n## Current\n\n## Notes\n\n- ${lisbon!.text} ${lisbon!.cite}\n` }),
+        );
+      },
+      tools(call('finish', { summary: 'Pages written.' })),
+    ]);
+    const run = await dream(root, server);
+    expect(run.json, run.json.reason).toMatchObject({ status: 'ok', placed: 4 });
+    expect(run.json.corrected).toEqual([
+      { path: '3_Personal/Ana.md', subject: "Ana's employer", from: '', to: 'Initech' },
+      { path: '3_Personal/Home.md', subject: 'home city', from: '', to: 'Lisbon' },
+    ]);
+    expect(await read(root, '3_Personal/Ana.md')).toContain(`# Ana\n\n## Current\n\n- Ana's employer:: Initech [[${D1}#^f-pnmssng001]]\n\n## Notes\n`);
+    expect(await read(root, '3_Personal/Home.md')).toContain(`## Current\n\n- home city:: Lisbon [[${D1}#^f-pnmssng002]]\n\n## Notes\n`);
+    const memory = await read(root, 'MEMORY.md');
+    expect(memory).toContain("Ana's employer:: Initech");
+    expect(memory).toContain('home city:: Lisbon');
+    expect(await git(root, ['log', '-1', '--format=%B'])).toContain("- 3_Personal/Ana.md: Ana's employer (none) → Initech");
+    expect(await read(root, '3_Personal/Me.md')).toBe(ME);
+  });
+
+  it('a plain-English value disputed on its newest day is never current: a Current line the model writes for it fails disputed_lead', async () => {
+    const LOG = `# ${D1}\n\n## 09:00 · cli\n- [fact] I moved to Lisbon ^f-pndspt0001\n- [fact] I moved to Porto ^f-pndspt0002\n`;
+    const root = await makeVault({ [`logs/${D1}.md`]: LOG });
+    const server = await startLlm([
+      tools(call('read_log', { date: D1 })),
+      (request) => {
+        const [lisbon, porto] = factsIn(request);
+        return tools(call('write_page', { path: '3_Personal/Home.md', content: `${front('Home', 'place')}\n## Current\n\n- I live in Porto now ${porto!.cite}\n\n## Notes\n\n- ${lisbon!.text} ${lisbon!.cite}\n` }));
+      },
+      tools(call('finish', { summary: 'Porto is the later value.' })),
+    ]);
+    const run = await dream(root, server);
+    expect(run.json).toMatchObject({ status: 'failed', check: 'disputed_lead' });
+    expect(run.json.reason).toContain(`3_Personal/Home.md holds home city under ## Current, but the logs give it "Lisbon" and "Porto" on ${D1}`);
+  });
+});
+
 describe('a run that does its work passes', () => {
   it('a competent model: a cited lead line, cited statements, navigation links; the commit and summary give the runner counts, then the model words, redacted', async () => {
     const LOG = `# ${D1}\n\n## 09:00 · cli\n- [preference] Prefers dark roast coffee #coffee ^f-cffee00001\n- [fact] Grinds the beans by hand every morning #coffee ^f-cffee00002\n- [fact] home city:: Lisbon #location ^f-hmc1sb0n01\n`;

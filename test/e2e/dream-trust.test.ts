@@ -21,6 +21,7 @@ const KEY = 'sk-trust-H7d2Kq9Wz4Rb8Xn1Vm5Lp3';
 const D1 = '2025-07-01';
 
 interface DreamJson {
+  run: string;
   status: string;
   check: string | null;
   reason: string;
@@ -123,6 +124,10 @@ describe('forgetting holds under races and rewording', () => {
     expect(await forgetDone).toBe(0);
     expect(run, JSON.stringify(run)).toMatchObject({ status: 'ok' });
     expect(run.forgotten).toBeGreaterThanOrEqual(1);
+    // The journal line and the commit count the lines the apply step took off after the forget, as the run does.
+    const line = (await read(root, 'log.md')).split('\n').findLast((l) => l.includes(` · run ${run.run} · `))!;
+    expect(line).toContain(` · forgotten ${run.forgotten}`);
+    expect(await git(root, ['log', '-1', '--format=%B'])).toContain(`${run.forgotten} page lines citing or repeating forgotten facts were removed.`);
     const page = await read(root, '3_Personal/Ana.md');
     expect(page).not.toMatch(/peanut/i);
     expect(page).toContain('walks the dog');
