@@ -92,8 +92,10 @@ async function syncLocked(ctx: VaultContext, lock: WriteLock, options: SyncOptio
   let forgottenPages: string[] = [];
   // A push refused because the other machine pushed in between is fetched, merged and pushed again.
   for (let attempt = 0; ; attempt++) {
+    const known = await remoteHead(git, branch);
     await runGit(git, ['fetch', '--quiet', REMOTE], `cannot fetch from ${url}`);
     const theirs = await remoteHead(git, branch);
+    if (known !== null && theirs !== null && !(await isAncestor(git, known, theirs))) refuseRewritten(url, branch);
     if (theirs !== null) {
       const incoming = Number((await git.raw(['rev-list', '--count', `HEAD..${theirs}`])).trim());
       if (incoming > 0) {
@@ -226,6 +228,27 @@ async function claimDream(lock: WriteLock, ctx: VaultContext, env: NodeJS.Proces
     paths: [CONFIG_FILE],
   });
   return here;
+}
+
+/** Whether `older` is in the history of `newer` (git merge-base --is-ancestor: exit 1 means no). */
+async function isAncestor(git: GitRunner, older: string, newer: string): Promise<boolean> {
+  try {
+    await git.raw(['merge-base', '--is-ancestor', older, newer]);
+    return true;
+  } catch (error) {
+    if (error instanceof GitCommandError && error.exitCode === 1) return false;
+    throw error;
+  }
+}
+
+/**
+ * The remote's branch no longer holds what this clone last fetched: another machine replaced its history (a purge's
+ * force push). A merge would bring back what the purge erased, so nothing is merged or pushed.
+ */
+function refuseRewritten(url: string, branch: string): never {
+  throw new VaultkeeperError('VK_SYNC_REWRITTEN', `the history of ${url} (${branch}) was rewritten by another machine (a purge); merging it would bring back what the purge erased, so nothing was merged or pushed`, {
+    hint: 'clone the vault again (`vaultkeeper clone URL NEW_PATH`), remember there what this machine added since its last sync, then delete this copy: it still holds what was purged',
+  });
 }
 
 async function remoteHead(git: GitRunner, branch: string): Promise<string | null> {

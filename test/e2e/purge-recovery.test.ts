@@ -136,6 +136,30 @@ describe('sync after a purge', () => {
     await expect(readdir(path.join(root, '.git'))).resolves.not.toContain('vaultkeeper-purge-push.json');
   }, 180_000);
 
+  it("another machine's next sync after the force push refuses: its old history is not merged back", async () => {
+    const dir = await tempDir();
+    const { root } = await plantedVault(dir);
+    const remote = path.join(dir, 'memory.git');
+    await execFileAsync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
+    await runJson(['--vault', root, 'sync', '--remote', remote], { env });
+    const other = path.join(dir, 'other');
+    expect((await runCli(['clone', remote, other], { env })).code).toBe(0);
+    await runJson(['--vault', other, 'remember', 'Ana plays the cello'], { env });
+
+    expect((await runCli(['--vault', root, 'purge', '--match', 'flowerpot', '--yes'], { env })).code).toBe(0);
+    expect((await runCli(['--vault', root, 'sync'], { env })).code).toBe(0);
+    const purgedHead = await git(remote, ['rev-parse', 'main']);
+
+    const refused = await runCli(['--vault', other, 'sync'], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/VK_SYNC_REWRITTEN|rewritten by another machine/);
+    expect(refused.stderr.trim().split('\n')[0]).toMatch(/nothing was merged or pushed/);
+    expect(await git(remote, ['rev-parse', 'main']), 'the remote keeps the purged history').toBe(purgedHead);
+    await git(remote, ['reflog', 'expire', '--expire=now', '--all']);
+    await git(remote, ['gc', '--prune=now', '--quiet']);
+    await expectNoTrace(remote);
+  }, 240_000);
+
   it('refuses when another machine pushed after the purge: nothing dropped, nothing merged back', async () => {
     const dir = await tempDir();
     const { root } = await plantedVault(dir);
