@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { forgottenUnits, frontmatterEnd } from '../tombstones/lines.js';
-import { contentWords, forgetMatcher, stem, type ForgetMatcher } from '../tombstones/match.js';
+import { contentWords, forgetMatcher, type ForgetMatcher } from '../tombstones/match.js';
 
 // The matcher lives with the tombstones (the index filters lines with it too); the dream's importers find it here.
 export { contentWords, forgetMatcher, MIN_ORDER_WORDS, MIN_SIMILAR_WORDS, SIMILARITY, type ForgetMatcher } from '../tombstones/match.js';
@@ -27,13 +27,24 @@ export function nameStatesForgotten(name: string, tombstones: TombstoneSet): boo
   if (matcher.matches(name)) return true;
   const words = contentWords(normalizeText(name));
   if (words.size < 2) return false;
+  // Tombstones keep the text normalized (lower case), so the names are read from the page's name: its capitalized
+  // words, the first one too unless a later word is lower case ("Alice Chen" is a name; "Allergic to peanuts" is not).
+  const names = namesIn(name);
   return tombstones.entries.some((e) => {
     if (e.text === undefined) return false;
     const fact = contentWords(normalizeText(e.text));
-    const names = new Set([...e.text.matchAll(/\p{Lu}[\p{L}'-]*/gu)].map((m) => stem(normalizeText(m[0]))));
     const said = [...words].filter((w) => !names.has(w));
     return [...words].every((w) => fact.has(w)) && said.length >= 2;
   });
+}
+
+/** The stems of a page name's words that are names: capitalized, the first word only when no later word is lower case. */
+function namesIn(name: string): Set<string> {
+  const tokens = name.split(/[\s_]+/u).filter((t) => /\p{L}/u.test(t));
+  const sentenceCase = tokens.slice(1).some((t) => /^\p{Ll}/u.test(t));
+  return new Set(
+    tokens.filter((t, i) => /^\p{Lu}/u.test(t) && !(i === 0 && sentenceCase)).flatMap((t) => [...contentWords(normalizeText(t))]),
+  );
 }
 
 export interface Scrub {

@@ -33,5 +33,10 @@ describe('forgetMatcher', () => {
     // The page of a person a forgotten fact names stays.
     const sister = parseTombstones(`${JSON.stringify({ id: 'f-sstr000001', text: 'Maria Lopez is my sister', at: '2025-07-01T00:00:00Z' })}\n`);
     expect(nameStatesForgotten('Maria Lopez', sister)).toBe(false);
+    // As forget stores it: normalized, lower case. A person's page, archived or made later, is not the fact.
+    const stored = parseTombstones(`${JSON.stringify({ id: 'f-pollen0001', text: 'alice chen is allergic to pollen', at: '2025-07-01T00:00:00Z' })}\n`);
+    expect(nameStatesForgotten('Alice Chen', stored)).toBe(false);
+    expect(nameStatesForgotten('Allergic to pollen', stored)).toBe(true);
+    expect(nameStatesForgotten('Alice Chen allergic to pollen', stored)).toBe(true);
   });
 });
