@@ -249,7 +249,9 @@ function topicalLines(page: ParsedPage, taken: ReadonlySet<string>): Array<{ kin
     for (const line of chunk.text.split('\n')) {
       if (!/^- (?!\[[ xX]\] )\S/.test(line) || taken.has(line)) continue;
       const ids = citedIds(line);
-      if (ids.length === 0) continue;
+      // A keyed value outside Current is a value at some time (a model's `## Update`): MEMORY.md takes keyed values
+      // from Current only, which the runner holds to the newest (stale-current.ts).
+      if (ids.length === 0 || subjectOf(withoutCitations(line.slice(2))) !== null) continue;
       const kind = topicalKind(withoutCitations(line.slice(2)));
       if (kind !== null) out.push({ kind, line, ids, due: '' });
     }
