@@ -9,8 +9,9 @@
  *   --embedders none,hash,use-lite   (transformers is tried when listed or by default, run only if its model is on disk)
  *   --conversations N | A-B   only the first N conversations (a quick look), or those numbered A to B
  *                      (0-based, e.g. 0-6 to develop on, 7-9 for the held-out split)
- *   --parts facts,loop,updates   which parts to run (default all): the facts-only systems, the
- *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts)
+ *   --parts facts,loop,updates,errors   which parts to run (default all): the facts-only systems, the
+ *                      loop before/after the offline dream (loop.ts), the update-stream benchmark (updates.ts),
+ *                      the consolidators' error rates (dream-errors.ts, in its own process; --error-days N, 40)
  *   --loop-embedder NAME   the loop's embedder (default none; e.g. use-lite, with VAULTKEEPER_VECTOR_WEIGHT to sweep)
  *   --captions         remember shared images' captions with the turn ("[shares a photo of …]")
  *   --json-out FILE    also write the loop's and the update stream's results as JSON (e.g. with
@@ -27,6 +28,7 @@ import { errorMessage } from '#src/core/errors.js';
 import { createEmbedder } from '#src/embed/embedder.js';
 import { openVault } from '#src/vault/vault.js';
 import { buildBm25 } from './bm25.js';
+import { runNode } from './child.js';
 import { aggregateByCategory, scoreRanking, type Aggregate, type QuestionScore } from './metrics.js';
 import { applyAudit, loadConversation, normalizeEvidence, readAudit, readLocomo, turnText, type LocomoConversation, type LocomoQuestion } from './locomo.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
@@ -80,7 +82,8 @@ function settings() {
       audit: { type: 'string' },
       embedders: { type: 'string', default: 'none,hash,use-lite,transformers' },
       conversations: { type: 'string' },
-      parts: { type: 'string', default: 'facts,loop,updates' },
+      parts: { type: 'string', default: 'facts,loop,updates,errors' },
+      'error-days': { type: 'string', default: '40' },
       'loop-embedder': { type: 'string', default: 'none' },
       captions: { type: 'boolean', default: false },
       'json-out': { type: 'string' },
@@ -95,6 +98,7 @@ function settings() {
     embedders: values.embedders.split(',').map((e) => e.trim()).filter((e) => e !== ''),
     range: conversationRange(values.conversations),
     parts: new Set(values.parts.split(',').map((p) => p.trim())),
+    errorDays: values['error-days'],
     loopEmbedder: values['loop-embedder'],
     captions: values.captions,
     write: !values['no-write'],
@@ -216,6 +220,13 @@ async function main(): Promise<void> {
       const markdown = `${renderUpdates(updates)}\n\n${machineLine(machineInfo())}`;
       print(markdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'eval-updates', markdown);
+    }
+    if (s.parts.has('errors')) {
+      // How often consolidation is wrong (issue 26): offline and scripted models, its own section in benchmarks.md.
+      const args = ['--days', s.errorDays, '--data', s.data, ...(s.write ? [] : ['--no-write'])];
+      const errors = await runNode(path.join(import.meta.dirname, 'dream-errors.js'), args, { env });
+      if (errors.code !== 0) throw new Error(`dream-errors exited ${errors.code}: ${errors.stderr.trim().split('\n').at(-1) ?? ''}`);
+      print(errors.stdout.trim());
     }
     if (s.jsonOut !== undefined && (json.loop !== undefined || json.updates !== undefined)) {
       // NaN (an empty category) is not JSON: it is written as null.
