@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, serverCli, serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping server cap tests: ${missing}`);
@@ -30,11 +29,7 @@ describe.skipIf(missing !== null)('vaultkeeper server LLM caps', () => {
   let server: ServerProcess;
   const tokens: Record<string, string> = {};
 
-  const cli = async (args: string[]): Promise<string> => {
-    const result = await runCli(args, { env, timeoutMs: 60_000 });
-    if (result.code !== 0) throw new Error(`vaultkeeper ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-    return result.stdout;
-  };
+  const cli = serverCli(() => env);
   const call = async (tenant: string, method: string, url: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${server.url}/v1/vaults/notes/${url}`, {
       method,
@@ -62,16 +57,10 @@ describe.skipIf(missing !== null)('vaultkeeper server LLM caps', () => {
     // after calls that each report 100 + 10 tokens.
     llm = await startFakeLlm([], { fallback: { text: 'Nothing to do.', usage: { prompt_tokens: 100, completion_tokens: 10 } } });
     dir = mkdtempSync(path.join(tmpdir(), 'vk-server-caps-'));
-    env = {
-      DATABASE_URL: pgServer.url,
-      VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
-      VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
-      HOME: path.join(dir, 'home'),
-      LANCE_CPU_THREADS: '2',
-    };
+    env = serverEnv(dir, pgServer.url);
     for (const tenant of ['ana', 'bob']) {
       await cli(['server', 'vault', 'create', 'notes', '--tenant', tenant]);
-      tokens[tenant] = (await cli(['server', 'token', 'create', '--tenant', tenant, '--scope', 'read,write'])).trimEnd().split('\n').at(-1)!;
+      tokens[tenant] = await createToken(cli, ['--tenant', tenant, '--scope', 'read,write']);
       const root = path.join(dir, 'data', 'vaults', tenant, 'notes');
       const file = path.join(root, '.vaultkeeper', 'config.yaml');
       const doc = parseDocument(readFileSync(file, 'utf8'));

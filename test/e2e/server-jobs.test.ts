@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { startServerProcess, startWorkerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, serverCli, serverEnv, startServerProcess, startWorkerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping server job tests: ${missing}`);
@@ -32,11 +32,7 @@ describe.skipIf(missing !== null)('vaultkeeper server jobs', () => {
   let day = 0;
   let lastDate = '';
 
-  const cli = async (args: string[]): Promise<string> => {
-    const result = await runCli(args, { env, timeoutMs: 60_000 });
-    if (result.code !== 0) throw new Error(`vaultkeeper ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-    return result.stdout;
-  };
+  const cli = serverCli(() => env);
   const call = async (method: string, url: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${api.url}/v1/vaults/notes/${url}`, {
       method,
@@ -70,18 +66,13 @@ describe.skipIf(missing !== null)('vaultkeeper server jobs', () => {
   beforeAll(async () => {
     pgServer = await startPostgres();
     dir = mkdtempSync(path.join(tmpdir(), 'vk-server-jobs-'));
-    env = {
-      DATABASE_URL: pgServer.url,
-      VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
-      VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
-      HOME: path.join(dir, 'home'),
-      LANCE_CPU_THREADS: '2',
+    env = serverEnv(dir, pgServer.url, {
       // A job whose worker died is found lost 20 s after it started (longer than any dream here) and retried 1 s later.
       VAULTKEEPER_JOB_EXPIRE_S: '20',
       VAULTKEEPER_JOB_RETRY_DELAY_S: '1',
-    };
+    });
     await cli(['server', 'vault', 'create', 'notes', '--tenant', 'ana']);
-    token = (await cli(['server', 'token', 'create', '--tenant', 'ana', '--scope', 'read,write'])).trimEnd().split('\n').at(-1)!;
+    token = await createToken(cli, ['--tenant', 'ana', '--scope', 'read,write']);
     api = await startServerProcess(env, ['--no-workers']);
   }, 120_000);
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { listFiles } from '../helpers/vault.js';
-import { startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const S3rver = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> };
 const missing = postgresMissing();
@@ -28,19 +28,14 @@ describe.skipIf(missing !== null)('vaultkeeper server with indexes on object sto
     dir = mkdtempSync(path.join(tmpdir(), 'vk-server-s3-'));
     s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 'bucket'), configureBuckets: [{ name: 'vaults' }] });
     const endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-    env = {
-      DATABASE_URL: pgServer.url,
-      VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
-      VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
+    env = serverEnv(dir, pgServer.url, {
       VAULTKEEPER_INDEX_URI_BASE: 's3://vaults/indexes',
-      HOME: path.join(dir, 'home'),
-      LANCE_CPU_THREADS: '2',
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER-secret-key',
       AWS_REGION: 'us-east-1',
       AWS_ENDPOINT: endpoint,
       AWS_ALLOW_HTTP: 'true',
-    };
+    });
     const created = await runCli(['server', 'vault', 'create', 'notes', '--tenant', 'ana'], { env, timeoutMs: 60_000 });
     expect(created.code, created.stderr).toBe(0);
     server = await startServerProcess(env, ['--no-workers']);

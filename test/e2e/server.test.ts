@@ -12,9 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, serverCli, serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping server tests: ${missing}`);
@@ -51,12 +50,8 @@ describe.skipIf(missing !== null)('vaultkeeper server', () => {
   let server: ServerProcess;
   const tokens: Record<string, string> = {};
 
-  const cli = async (args: string[]): Promise<string> => {
-    const result = await runCli(args, { env, timeoutMs: 60_000 });
-    if (result.code !== 0) throw new Error(`vaultkeeper ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-    return result.stdout;
-  };
-  const tokenFor = async (args: string[]): Promise<string> => (await cli(['server', 'token', 'create', ...args])).trimEnd().split('\n').at(-1)!;
+  const cli = serverCli(() => env);
+  const tokenFor = async (args: string[]): Promise<string> => await createToken(cli, [...args]);
 
   const call = (token: string | null, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> =>
     fetch(`${server.url}${url}`, {
@@ -70,13 +65,7 @@ describe.skipIf(missing !== null)('vaultkeeper server', () => {
   beforeAll(async () => {
     pgServer = await startPostgres();
     dir = mkdtempSync(path.join(tmpdir(), 'vk-server-'));
-    env = {
-      DATABASE_URL: pgServer.url,
-      VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
-      VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
-      HOME: path.join(dir, 'home'),
-      LANCE_CPU_THREADS: '2',
-    };
+    env = serverEnv(dir, pgServer.url);
     await cli(['server', 'vault', 'create', 'notes', '--tenant', 'ana']);
     await cli(['server', 'vault', 'create', 'work', '--tenant', 'ana']);
     await cli(['server', 'vault', 'create', 'notes', '--tenant', 'bob']);

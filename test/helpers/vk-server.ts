@@ -1,6 +1,7 @@
 /** The hosted server (`vaultkeeper server` / `vaultkeeper worker`) as a child process of a test, on a free port of 127.0.0.1. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI } from './cli.js';
+import path from 'node:path';
+import { CLI, runCli } from './cli.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -61,3 +62,29 @@ export const startServerProcess = (env: Record<string, string | undefined>, extr
 
 export const startWorkerProcess = (env: Record<string, string | undefined>, extra: readonly string[] = []): Promise<ServerProcess> =>
   startProcess(['worker', ...extra], env, /vaultkeeper worker: running/);
+
+/** What a test's server, workers and server commands share: one database, one data folder, one folder of remotes. */
+export function serverEnv(dir: string, databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    VAULTKEEPER_SERVER_DATA: path.join(dir, 'data'),
+    VAULTKEEPER_REMOTES: path.join(dir, 'remotes'),
+    HOME: path.join(dir, 'home'),
+    LANCE_CPU_THREADS: '2',
+    ...extra,
+  };
+}
+
+/** Runs `vaultkeeper ARGS` under the environment `env()` gives at the call; its stdout, or an error naming stderr. */
+export function serverCli(env: () => Record<string, string>): (args: string[]) => Promise<string> {
+  return async (args) => {
+    const result = await runCli(args, { env: env(), timeoutMs: 60_000 });
+    if (result.code !== 0) throw new Error(`vaultkeeper ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+    return result.stdout;
+  };
+}
+
+/** `server token create ARGS`: the token, which it prints once as its last line. */
+export async function createToken(cli: (args: string[]) => Promise<string>, args: string[]): Promise<string> {
+  return (await cli(['server', 'token', 'create', ...args])).trimEnd().split('\n').at(-1)!;
+}
