@@ -99,12 +99,18 @@ describe('a purge killed at each step', () => {
 });
 
 describe('sync after a purge', () => {
-  it('force-pushes the rewritten history, says so, and the remote holds no trace; then syncs as before', async () => {
+  /** A planted vault whose history is already on a bare remote, as before any purge. */
+  async function syncedPlantedVault(): Promise<{ dir: string; root: string; remote: string }> {
     const dir = await tempDir();
     const { root } = await plantedVault(dir);
     const remote = path.join(dir, 'memory.git');
     await execFileAsync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
     await runJson(['--vault', root, 'sync', '--remote', remote], { env });
+    return { dir, root, remote };
+  }
+
+  it('force-pushes the rewritten history, says so, and the remote holds no trace; then syncs as before', async () => {
+    const { dir, root, remote } = await syncedPlantedVault();
     expect(await git(remote, ['log', '--all', '--format=%B'])).toMatch(/Zorblax|flowerpot/);
     const headBefore = await git(remote, ['rev-parse', 'main']);
 
@@ -137,11 +143,7 @@ describe('sync after a purge', () => {
   }, 180_000);
 
   it("another machine's next sync after the force push refuses: its old history is not merged back", async () => {
-    const dir = await tempDir();
-    const { root } = await plantedVault(dir);
-    const remote = path.join(dir, 'memory.git');
-    await execFileAsync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
-    await runJson(['--vault', root, 'sync', '--remote', remote], { env });
+    const { dir, root, remote } = await syncedPlantedVault();
     const other = path.join(dir, 'other');
     expect((await runCli(['clone', remote, other], { env })).code).toBe(0);
     await runJson(['--vault', other, 'remember', 'Ana plays the cello'], { env });
@@ -161,11 +163,7 @@ describe('sync after a purge', () => {
   }, 240_000);
 
   it('refuses when another machine pushed after the purge: nothing dropped, nothing merged back', async () => {
-    const dir = await tempDir();
-    const { root } = await plantedVault(dir);
-    const remote = path.join(dir, 'memory.git');
-    await execFileAsync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
-    await runJson(['--vault', root, 'sync', '--remote', remote], { env });
+    const { dir, root, remote } = await syncedPlantedVault();
     const other = path.join(dir, 'other');
     await runJson(['clone', remote, other], { env });
     expect((await runCli(['--vault', root, 'purge', '--match', 'flowerpot', '--yes'], { env })).code).toBe(0);
