@@ -32,15 +32,23 @@ export interface ChildOptions {
 
 /** `node script ...args`, measured. */
 export function runNode(script: string, args: readonly string[], options: ChildOptions = {}): Promise<ChildResult> {
+  return runProgram(process.execPath, [script, ...args], options, true);
+}
+
+/**
+ * Any program (qmd's launcher, a shell script), measured the same way; without GNU time only a node script (`node`:
+ * the program is node, its first argument the script) reports its peak RSS, from inside.
+ */
+export function runProgram(program: string, args: readonly string[], options: ChildOptions = {}, node = false): Promise<ChildResult> {
   const measure = options.measureRss ?? false;
   const useTime = measure && existsSync(GNU_TIME);
-  let command = process.execPath;
-  let argv = [script, ...args];
+  let command = program;
+  let argv = [...args];
   if (useTime) {
     command = GNU_TIME;
-    argv = ['-v', process.execPath, script, ...args];
-  } else if (measure) {
-    argv = [RSS_CHILD, script, ...args];
+    argv = ['-v', program, ...args];
+  } else if (measure && node) {
+    argv = [RSS_CHILD, ...args];
   }
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -57,7 +65,7 @@ export function runNode(script: string, args: readonly string[], options: ChildO
       if (useTime) {
         maxRssBytes = parseTimeVerbose(stderr).maxRssBytes;
         rssFrom = 'gnu-time';
-      } else if (measure) {
+      } else if (measure && node) {
         const match = RSS_LINE.exec(stderr);
         maxRssBytes = match === null ? null : Number(match[1]) * 1024;
         rssFrom = 'resourceUsage';

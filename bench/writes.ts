@@ -9,16 +9,15 @@
  * The write/rebuild/RSS columns of the scaling table; the search columns are another section's.
  * `node dist-bench/bench/writes.js --facts 10000,100000 [--runs 5] [--rebuilds 1] [--write]`.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runCli, type ChildResult } from './child.js';
+import { runCli, runProgram, type ChildResult } from './child.js';
 import { generateVault } from './generate.js';
 import { BENCHMARKS_DOC, print, progress, writeSection } from './report.js';
-import { machineInfo, markdownTable, mib, ms, parseTimeVerbose, summarize, type Summary } from './stats.js';
+import { machineInfo, markdownTable, mib, ms, summarize, type Summary } from './stats.js';
 import { cleanEnv, setEmbedder } from './vaults.js';
 
 const FACTS_PER_DAY = 200;
@@ -38,30 +37,6 @@ export interface WritesResult {
   rebuildRss: number | null;
   qmdRebuild: Summary | null;
   qmdRebuildRss: number | null;
-}
-
-interface Run {
-  wallMs: number;
-  maxRssBytes: number | null;
-  stdout: string;
-}
-
-/** A program under GNU time when it is installed (peak RSS), else plainly. */
-function runMeasured(program: string, args: readonly string[], env: NodeJS.ProcessEnv, rss: boolean): Promise<Run> {
-  const timed = rss && existsSync('/usr/bin/time');
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(timed ? '/usr/bin/time' : program, timed ? ['-v', program, ...args] : [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`${program} ${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`));
-      else resolve({ wallMs: performance.now() - started, maxRssBytes: timed ? parseTimeVerbose(stderr).maxRssBytes : null, stdout });
-    });
-  });
 }
 
 async function must(result: Promise<ChildResult>, what: string): Promise<ChildResult> {
@@ -87,8 +62,8 @@ export async function measureWrites(base: string, facts: number, options: { runs
   const qmdBin = process.env.QMD_BIN;
   const home = path.join(base, `writes-${facts}-qmd`);
   const qenv = { ...env, HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), XDG_CONFIG_HOME: path.join(home, 'config') };
-  const qmd = qmdBin === undefined ? null : (args: readonly string[], rss = false): Promise<Run> => runMeasured(qmdBin, args, qenv, rss);
-  const qmdCold = async (): Promise<Run> => {
+  const qmd = qmdBin === undefined ? null : (args: readonly string[], rss = false): Promise<ChildResult> => must(runProgram(qmdBin, args, { env: qenv, measureRss: rss }), `qmd ${args[0]}`);
+  const qmdCold = async (): Promise<ChildResult> => {
     await rm(path.join(home, 'cache'), { recursive: true, force: true });
     await rm(path.join(home, 'config'), { recursive: true, force: true });
     return qmd!(['collection', 'add', root, '--name', 'notes'], true);

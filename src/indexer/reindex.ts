@@ -200,10 +200,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const forced = options.workers ?? workersFromEnv();
     const workers = embedder === null ? poolSize(maybe, forced) : 0;
     const pool = workers > 0 ? new ProjectionPool(workers, forced !== undefined) : null;
-    // A new table is written in parts while the rest is projected (table-parts.ts): on this thread's projection
-    // only, without an embedder (which must see every row first).
+    // A new table is written in parts while the rest is projected (table-parts.ts), without an embedder (which must
+    // see every row first): a rebuild holds a part's rows at a time, not the table's.
     const newTable = !store.exists;
-    const parts = newTable && pool === null && embedder === null ? new TableParts(store, partRowsFromEnv(), () => markDirty(ctx.root, m)) : null;
+    const parts = newTable && embedder === null ? new TableParts(store, partRowsFromEnv(), () => markDirty(ctx.root, m)) : null;
     // The page parser (markdown-it) loads only when some file must be projected (a rebuild started loading it above).
     let chunks: typeof Chunks | null = null;
     let local: Chunks.ChunkProjector | null = null;
@@ -257,8 +257,12 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const project = async (tasks: readonly Task[], cited: readonly string[], prepared?: readonly PreparedPage[]): Promise<void> => {
       const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited };
       let results: ChunkResult[];
-      if (pool !== null && prepared === undefined) results = await pool.run(inputs, chunksOf(tasks, pool.threads), local!, progress);
-      else if (parts !== null) results = await projectInParts(local!, tasks, parts, progress, prepared);
+      if (pool !== null && prepared === undefined) {
+        results = await pool.run(inputs, chunksOf(tasks, pool.threads), local!, progress);
+        if (parts !== null) {
+          for (const result of results) await takePart(parts, result, chunks!.hashesOf);
+        }
+      } else if (parts !== null) results = await projectInParts(local!, tasks, parts, progress, chunks!.hashesOf, prepared);
       else {
         results = [local!.project(tasks, embedder === null ? 'encoded' : 'rows', false, prepared)];
         progress(tasks.length);
@@ -315,11 +319,18 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         for (const page of pages) for (const id of citedBy.get(page) ?? (nextEntries.get(page) ?? m.files[page])?.cited ?? []) cited.add(id);
         citedDigest = createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
         const citedChanged = citedDigest !== m.cited;
-        const logTasks = readTasks(logs, pages.length, (rel) => forgotten(rel) || (citedChanged && dependsOnCitations(rel, journal)));
-        if (logTasks.length > 0) {
+        const stale = (rel: string): boolean => forgotten(rel) || (citedChanged && dependsOnCitations(rel, journal));
+        const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...cited] };
+        let withCited = false;
+        // Read and projected a group at a time: a rebuild holds a group's bytes, not the vault's (118 MB of logs at 1M facts).
+        for (const [from, to] of readGroups(stats, pages.length, logs.length)) {
+          const logTasks = readTasks(logs.slice(from, to), pages.length + from, stale);
+          if (logTasks.length === 0) continue;
           chunks ??= await (loading ?? loadChunks());
-          const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...cited] };
-          local = local === null ? new chunks.ChunkProjector(inputs) : local.withCited(inputs.cited);
+          if (!withCited) {
+            local = local === null ? new chunks.ChunkProjector(inputs) : local.withCited(inputs.cited);
+            withCited = true;
+          }
           await project(logTasks, inputs.cited);
         }
       }
@@ -442,6 +453,7 @@ async function projectInParts(
   tasks: readonly ChunkFile[],
   parts: TableParts,
   progress: (files: number) => void,
+  hashesOf: (file: FileProjection) => Map<string, string>,
   prepared?: readonly PreparedPage[],
 ): Promise<ChunkResult[]> {
   const results: ChunkResult[] = [];
@@ -451,13 +463,43 @@ async function projectInParts(
     let to = from;
     let bytes = 0;
     while (to < tasks.length && (to === from || bytes < sliceBytes)) bytes += tasks[to++]!.content.byteLength;
-    const { files, batches } = local.project(tasks.slice(from, to), 'encoded', false, prepared?.slice(from, to));
-    results.push({ files });
-    await parts.take(batches ?? []);
+    const result = local.project(tasks.slice(from, to), 'encoded', false, prepared?.slice(from, to));
+    await takePart(parts, result, hashesOf);
+    results.push(result);
     progress(to - from);
     from = to;
   }
   return results;
+}
+
+/**
+ * Hands a projection's rows to the table's parts and hashes its new files' rows now, from their batches: held for
+ * hashing after the write, every batch of a rebuild lived to its end (1.7 GB at 1M facts, issue 31).
+ */
+async function takePart(parts: TableParts, result: ChunkResult, hashesOf: (file: FileProjection) => Map<string, string>): Promise<void> {
+  await parts.take(result.batches ?? []);
+  delete result.batches;
+  for (const file of result.files) if (file.unhashed !== undefined) hashesOf(file);
+}
+
+/** Bytes of files read before they are projected: enough for a worker's chunks, few enough to bound a rebuild's memory. */
+const READ_GROUP_BYTES = 16 * 1024 * 1024;
+
+/** The files `[from, to)` of a list whose stats start at `offset` in `stats`, in runs of about READ_GROUP_BYTES. */
+function readGroups(stats: ReadonlyArray<{ size: number } | null | undefined>, offset: number, count: number): Array<[number, number]> {
+  const groups: Array<[number, number]> = [];
+  let from = 0;
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    bytes += stats[offset + i]?.size ?? 0;
+    if (bytes >= READ_GROUP_BYTES) {
+      groups.push([from, i + 1]);
+      from = i + 1;
+      bytes = 0;
+    }
+  }
+  if (from < count) groups.push([from, count]);
+  return groups;
 }
 
 /** The projection's modules, loading; a failure surfaces where they are awaited, never as an unhandled rejection. */

@@ -97,7 +97,7 @@ export function forgetText(result: ForgetResult & { note: string }): string {
     ...result.tombstoned.map((f) => `forgot ${factLine(f)}`),
     ...result.already.map((f) => `already forgotten ^${f.id}`),
     ...result.pages.map((p) => `removed ${p.lines} ${p.lines === 1 ? 'line' : 'lines'} from ${p.path}`),
-    result.memory.changed ? 'MEMORY.md regenerated' : null,
+    result.memory.changed ? `removed ${result.memory.removed} ${result.memory.removed === 1 ? 'fact' : 'facts'} from MEMORY.md` : null,
     result.commit === null ? null : `commit ${result.commit.slice(0, 8)}`,
   ]);
 }

@@ -1,6 +1,6 @@
 /**
  * `forget`: tombstone facts by id or by matching text; at once remove the page lines that cite or repeat them
- * and regenerate MEMORY.md without them (DESIGN §5), and commit all of it as one change. Files read from the
+ * and MEMORY.md's items that show them (DESIGN §5), and commit all of it as one change. Files read from the
  * vault (the MCP resource, memory_read) follow; the index follows when the caller reindexes (the Vault does).
  */
 import { readFile } from 'node:fs/promises';
@@ -12,14 +12,14 @@ import { commitPaths } from '../git/audit.js';
 import { snapshotEdits } from '../git/snapshot.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { isWikiPagePath } from '../pages/discover.js';
-import { localStamp } from '../core/clock.js';
 import { holdsForgotten, pagesHoldingForgotten, removeForgottenLines } from '../dream/forgotten.js';
 import { scrubRunLogs } from '../dream/agent/runlog.js';
-import { MEMORY_FILE, regenerateMemory, type MemoryChange } from '../dream/memory.js';
+import { MEMORY_FILE, type MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { factsById } from '../logs/find-id.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
+import { scrubMemory } from './memory-scrub.js';
 import { appendTombstones, readTombstones, TOMBSTONES_FILE, type Tombstone } from './tombstones.js';
 
 export type ForgetTarget = { id: string } | { match: string };
@@ -38,7 +38,10 @@ export interface ForgetResult {
   already: ForgottenFact[];
   /** Pages from which lines citing or repeating a forgotten fact were removed, with how many lines each. */
   pages: Array<{ path: string; lines: number }>;
-  /** MEMORY.md as regenerated without them (unchanged and not rewritten when nothing was forgotten or removed). */
+  /**
+   * MEMORY.md without the items that state them (memory-scrub.ts; `added` is always 0: the next dream regenerates
+   * it whole); unchanged and not rewritten when it held none.
+   */
   memory: MemoryChange;
   commit: string | null;
 }
@@ -119,10 +122,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     // The dream's run logs (not committed) keep no forgotten text either.
     await scrubRunLogs(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
-    const memory =
-      entries.length === 0 && scrubbed.length === 0
-        ? { changed: false, removed: 0, added: 0 }
-        : await regenerateMemory(ctx.root, { maxLines: ctx.config.dream.memory_lines, today: localStamp(options.now ?? new Date(), ctx.timeZone).date });
+    // Only the forgotten items leave MEMORY.md (a full regeneration reads every log and page: seconds at 100k facts).
+    const memory: MemoryChange = { ...(await scrubMemory(ctx.root, all, scrubbed.flatMap((s) => s.removed))), added: 0 };
     failpoint('forget:after-pages');
     const removedLines = pages.reduce((n, p) => n + p.lines, 0);
     const subject =
@@ -140,7 +141,7 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
               '',
               ...fresh.map((f) => `- ${f.id} (${f.path}:${f.line}): ${f.text}`),
               ...(pages.length === 0 ? [] : ['', `Removed ${removedLines} page ${removedLines === 1 ? 'line' : 'lines'} citing or repeating forgotten facts:`, ...pages.map((p) => `~ ${p.path} (${p.lines})`)]),
-              ...(memory.changed ? ['', `${MEMORY_FILE} regenerated: ${memory.removed} facts out, ${memory.added} in.`] : []),
+              ...(memory.changed ? ['', `${MEMORY_FILE}: ${memory.removed} ${memory.removed === 1 ? 'fact' : 'facts'} out (the next dream regenerates it).`] : []),
             ].join('\n'),
             paths: [TOMBSTONES_FILE, ...pages.map((p) => p.path), ...(memory.changed ? [MEMORY_FILE] : [])],
           }).catch((error: unknown) => {

@@ -23,5 +23,5 @@ export async function run(id: string | undefined, opts: { match?: string; reason
   for (const f of result.tombstoned) printLine(`  ${f.id}  ${f.path}:${f.line}  ${f.text}`);
   if (result.already.length > 0) printLine(`already forgotten: ${result.already.map((f) => f.id).join(', ')}`);
   if (result.pages.length > 0) printLine(`removed ${plural(result.pages.reduce((n, p) => n + p.lines, 0), 'page line')} from ${result.pages.map((p) => p.path).join(', ')}`);
-  if (result.memory.changed) printLine(`MEMORY.md regenerated: ${result.memory.removed} out, ${result.memory.added} in`);
+  if (result.memory.changed) printLine(`removed ${plural(result.memory.removed, 'fact')} from MEMORY.md`);
 }
