@@ -95,7 +95,7 @@ const PLACE_AFTER = words('office offices branch campus headquarters hq site pla
 /** The word before a place: "in Tromsø", "from Kraków", "visited Zürich". */
 const PLACE_BEFORE = words('in from near around across outside inside within toward towards via visited visiting visit');
 /** Before "to", words of going somewhere: "moved to Lisbon", "a trip to Kyoto". */
-const MOTION = words('moved move moving flew fly flying travelled traveled traveling travelling travel went go going gone trip drove drive driving relocated relocating returned return returning headed heading back road');
+const MOTION = words('came come comes coming moved move moving flew fly flying travelled traveled traveling travelling travel went go going gone trip drove drive driving relocated relocating returned return returning headed heading back road');
 /** A keyed fact's key that says what its value is: `home city:: Tromsø`, `employer:: Northwind Labs`. */
 const PLACE_KEY_RE = /\b(?:city|town|country|place|location|based|lives?|living|home|hometown|address|region|state|moved)\b/iu;
 const ORG_KEY_RE = /\b(?:employer|company|workplace|organi[sz]ation|org|works?|job|school|university|bank|client|customer)\b/iu;
@@ -157,6 +157,10 @@ const TAG_CHUNK = 2000;
  */
 const SAFE_GUESS_TAGS = ['Plural', 'Adverb', 'Expression', 'Acronym'];
 const ADJECTIVE_ENDING_RE = /(?:ish|ese|ous|ful|less|able|ible)$/u;
+/** Initials of a name: "J", "J.K", "J.R.R" (a dot after each but the last, which the tokenizer leaves out). */
+const INITIALS_RE = /^\p{Lu}(?:\.\p{Lu})*$/u;
+/** A word in capitals the lexicon may not know ("LGBTQ", "NASA", "UK"); "I" and "A" are words. */
+const ACRONYM_RE = /^\p{Lu}{2,6}$/u;
 /** A word as a dictionary would list it, accents folded: "São Paulo" → "sao paulo". */
 const folded = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 /** An acronym is read as written ("UK", "NASA"); any other word in lower case. */
@@ -205,7 +209,7 @@ class Tagger {
     return this.one.lexicon[word.toLowerCase()] !== undefined;
   }
 
-  private nameTagged(word: string): boolean {
+  nameTagged(word: string): boolean {
     return this.tags(word).some((t) => PERSON_TAGS.includes(t) || PLACE_TAGS.includes(t) || t === 'Organization');
   }
 
@@ -217,6 +221,7 @@ class Tagger {
   kind(word: string, initial: boolean): 'name' | 'unknown' | 'no' {
     const lower = word.toLowerCase();
     if (NEVER_NAMES.has(lower)) return 'no';
+    if (INITIALS_RE.test(word)) return 'unknown';
     if (this.nameTagged(word)) return 'name';
     const tags = this.tags(word);
     if (!this.listed(word)) {
@@ -230,6 +235,8 @@ class Tagger {
   /** A word no name starts or ends with: a greeting, an adverb, a verb… ("Thanks Mel", "Absolutely Melanie"). */
   leading(word: string, initial: boolean): boolean {
     if (NEVER_NAMES.has(word.toLowerCase())) return true;
+    // A name's initials open it ("J.R.R. Tolkien"), whatever the tagger makes of the letters.
+    if (INITIALS_RE.test(word) && word.length > 1) return false;
     if (this.nameTagged(word)) return false;
     return this.tags(word).some((t) => NOT_NAME_TAGS.includes(t)) && (this.listed(word) || initial || this.tags(word).some((t) => SAFE_GUESS_TAGS.includes(t)));
   }
@@ -319,6 +326,8 @@ interface Batch {
   midSentence: ReadonlySet<string>;
   /** Capitalized words followed by another ("Amara" of "Amara Nwosu"). */
   startsNames: ReadonlySet<string>;
+  /** Acronyms the lexicon has no name for that compromise reads, in a sentence of the batch, as a name's start: their type. */
+  acronyms: ReadonlyMap<string, EntityType>;
 }
 
 const isCapitalized = (t: Token): boolean => /^\p{Lu}/u.test(t.text);
@@ -334,6 +343,12 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
     if (tokens[i]!.text !== 'Project' || !isCapitalized(tokens[i + 1]!)) continue;
     const project: Candidate = { name: `Project ${tokens[i + 1]!.text}`, at: tokens[i]!.start, votes: { project: 3 } };
     return [...namesInRun(r, from, i), project, ...namesInRun(r, i + 2, to)];
+  }
+  // An acronym the batch reads as a name's short form stands alone ("The LGBTQ" → LGBTQ).
+  for (let i = from; i < to; i++) {
+    const type = r.batch.acronyms.get(tokens[i]!.text);
+    if (type === undefined) continue;
+    return [...namesInRun(r, from, i), { name: tokens[i]!.text, at: tokens[i]!.start, votes: { [type]: 3 } }, ...namesInRun(r, i + 1, to)];
   }
   // A speaker's name stands alone, so no speaker joins another name: "Deborah Jolene" is two people,
   // "Birthday Caroline" is Caroline, and "John Legend" named by the speaker John is not John.
@@ -375,7 +390,7 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
       if (run.length > 1 && kinds[0] === 'no') continue;
       if (!kinds.some((k) => k === 'name' || k === 'unknown')) return [];
       // A letter, a numeral or a title alone ("R", "II", "Mr") names no one.
-      if (run.length === 1 && (/^(?:\p{Lu}|[IVXLC]+)$/u.test(name) || tagger.tags(run[0]!.text).includes('Honorific'))) return [];
+      if (run.length === 1 && (/^(?:\p{Lu}|[IVXLC]+)$/u.test(name) || INITIALS_RE.test(run[0]!.text) || tagger.tags(run[0]!.text).includes('Honorific'))) return [];
       // A sentence's first word the tagger does not know is a name when the batch writes it as one inside a
       // sentence ("Lunch with Amara") or before a surname ("Amara Nwosu"), not when it is only ever first ("Standup").
       const alone = run[0]!.text;
@@ -418,7 +433,7 @@ function read(fact: Fact, speakers: ReadonlySet<string>): Read {
 }
 
 /** The names of one fact, with evidence, before the batch settles each name's type. */
-function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger, batch: Batch): Candidate[] {
+function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger, batch: Batch, phrases: readonly Phrase[] = []): Candidate[] {
   const found: Candidate[] = [];
   if (label !== undefined) found.push({ name: label, at: 0, votes: { person: 5 } });
   const owner = POSSESSIVE_RE.exec(text)?.[1];
@@ -433,6 +448,20 @@ function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger,
   const startsName = (t: Token): boolean => isCapitalized(t) && t.text !== 'I' && !/^I['’]/u.test(t.text);
   for (let i = 0; i < tokens.length; ) {
     if (!startsName(tokens[i]!)) {
+      i++;
+      continue;
+    }
+    // An acronym compromise reads as the start of a name: "the LGBTQ community" names the community, and
+    // "LGBTQ" alone names it too (canonical joins the two), though neither word is in the dictionary.
+    const phrase = phrases.find((p) => p.start === tokens[i]!.start);
+    if (phrase !== undefined) {
+      found.push({ name: phrase.name, at: phrase.start, votes: { [phrase.type]: 3 } });
+      while (i < tokens.length && tokens[i]!.start < phrase.end) i++;
+      continue;
+    }
+    const acronym = batch.acronyms.get(tokens[i]!.text);
+    if (acronym !== undefined && !(tokens[i + 1]?.joined === true && isCapitalized(tokens[i + 1]!))) {
+      found.push({ name: tokens[i]!.text, at: tokens[i]!.start, votes: { [acronym]: 3 } });
       i++;
       continue;
     }
@@ -452,6 +481,51 @@ function candidatesOf(fact: Fact, { text, label, tokens }: Read, tagger: Tagger,
     i = end;
   }
   return found;
+}
+
+/** A name compromise reads in a sentence that starts with an acronym: "LGBTQ community" (an organization). */
+interface Phrase {
+  acronym: string;
+  name: string;
+  type: EntityType;
+  start: number;
+  end: number;
+}
+
+/** Facts read whole for each acronym, at most: enough to see how the batch uses it, linear in the batch. */
+const ACRONYM_READS = 20;
+type Sentences = { json(options: { offset: boolean }): Array<{ terms: Array<{ text: string; offset: { start: number; length: number } }> }> };
+type Matcher = (text: string) => { organizations(): Sentences; places(): Sentences };
+
+/**
+ * The acronyms no dictionary names ("LGBTQ", "DIY", "CTO") are read in their sentences: where compromise finds
+ * an organization or place that opens with one and goes on in lower-case words ("the LGBTQ community"), the
+ * phrase is a name, and the acronym its short form. An acronym it never reads so ("DIY projects") is no name.
+ */
+function acronymPhrases(facts: readonly Fact[], reads: readonly Read[], tagger: Tagger, nlp: unknown): Map<string, Phrase[]> {
+  const out = new Map<string, Phrase[]>();
+  const readFor = new Map<string, number>();
+  facts.forEach((fact, index) => {
+    const { text, tokens } = reads[index]!;
+    const unknown = tokens.filter((t) => ACRONYM_RE.test(t.text) && !tagger.nameTagged(t.text) && !NEVER_NAMES.has(t.text.toLowerCase()) && !tagger.tags(t.text).includes('Expression'));
+    const fresh = unknown.filter((t) => (readFor.get(t.text) ?? 0) < ACRONYM_READS);
+    if (fresh.length === 0) return;
+    for (const t of new Set(fresh.map((t) => t.text))) readFor.set(t, (readFor.get(t) ?? 0) + 1);
+    const doc = (nlp as Matcher)(text);
+    const found: Phrase[] = [];
+    for (const [type, matches] of [['organization', doc.organizations()], ['place', doc.places()]] as const) {
+      for (const { terms } of matches.json({ offset: true })) {
+        const head = unknown.find((t) => t.start === terms[0]?.offset.start);
+        const last = terms.at(-1);
+        if (head === undefined || last === undefined || terms.length < 2 || !terms.slice(1).every((w) => /^\p{Ll}/u.test(w.text))) continue;
+        const end = last.offset.start + last.offset.length;
+        const name = cleanName(text.slice(head.start, end));
+        if (!found.some((p) => p.start === head.start)) found.push({ acronym: head.text, name, type, start: head.start, end });
+      }
+    }
+    if (found.length > 0) out.set(fact.id, found);
+  });
+  return out;
 }
 
 /** A `Name: ` label that reads as a person: no heading, each word a name or a word the tagger does not know. */
@@ -492,10 +566,14 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
     const label = LABEL_RE.exec(plainText(fact.text))?.[1];
     if (label !== undefined && !speakers.has(label) && isSpeakerLabel(label, tagger)) speakers.add(label);
   }
-  const batch: Batch = { speakers, lowered, midSentence, startsNames };
+  const reads = facts.map((fact) => read(fact, speakers));
+  const phrases = acronymPhrases(facts, reads, tagger, nlp);
+  const acronyms = new Map<string, EntityType>();
+  for (const list of [...phrases.values()]) for (const p of list) if (!acronyms.has(p.acronym)) acronyms.set(p.acronym, p.type);
+  const batch: Batch = { speakers, lowered, midSentence, startsNames, acronyms };
   const perFact: Candidate[][] = [];
-  for (const fact of facts) {
-    perFact.push(candidatesOf(fact, read(fact, speakers), tagger, batch));
+  for (const [index, fact] of facts.entries()) {
+    perFact.push(candidatesOf(fact, reads[index]!, tagger, batch, phrases.get(fact.id)));
     await options.tick?.();
   }
 
@@ -560,7 +638,8 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
 
 /**
  * Merges the names of one entity across facts: a first name alone ("Alice") joins the one full name
- * that starts with it ("Alice Chen"), and every name joins a known page's title or alias.
+ * that starts with it ("Alice Chen"), an acronym alone ("LGBTQ") the one name it opens ("LGBTQ community"),
+ * and every name joins a known page's title or alias.
  * Returns the canonical entity for each key, and the aliases each canonical name gathered.
  */
 export function canonical(
@@ -577,6 +656,20 @@ export function canonical(
     const parts = e.key.split(' ');
     for (const word of new Set([parts[0]!, parts.at(-1)!])) full.set(word, [...(full.get(word) ?? []), e]);
   }
+  // The name an acronym opens most often ("LGBTQ community", beside a "LGBTQ conference" named once), by the
+  // acronym's key: the acronym alone is most likely its short form. A tie names none.
+  const factsNaming = new Map<string, number>();
+  for (const list of mentions.values()) for (const key of new Set(list.map((m) => m.entity.key))) factsNaming.set(key, (factsNaming.get(key) ?? 0) + 1);
+  const openedAll = new Map<string, Entity[]>();
+  for (const e of all.values()) {
+    const first = normalizeText(e.name.split(' ')[0]!);
+    if (e.type !== 'person' && e.key.includes(' ') && ACRONYM_RE.test(e.name.split(' ')[0]!)) openedAll.set(first, [...(openedAll.get(first) ?? []), e]);
+  }
+  const opened = new Map<string, Entity[]>();
+  for (const [acronym, list] of openedAll) {
+    const [top, next] = [...list].sort((a, b) => (factsNaming.get(b.key) ?? 0) - (factsNaming.get(a.key) ?? 0) || byText(a.key, b.key));
+    if (next === undefined || (factsNaming.get(top!.key) ?? 0) > (factsNaming.get(next.key) ?? 0)) opened.set(acronym, [top!]);
+  }
   const speakerKeys = speakers.map((name) => normalizeText(name));
   const map = new Map<string, Entity>();
   for (const [key, entity] of [...all.entries()].sort(([a], [b]) => byText(a, b))) {
@@ -586,7 +679,7 @@ export function canonical(
       continue;
     }
     // A first or last name alone joins the one full name it belongs to.
-    const longer = !key.includes(' ') && entity.type === 'person' ? (full.get(key) ?? []) : [];
+    const longer = !key.includes(' ') && entity.type === 'person' ? (full.get(key) ?? []) : ACRONYM_RE.test(entity.name) ? (opened.get(key) ?? []) : [];
     const nick = longer.length === 0 && entity.type === 'person' ? nicknameOf(key, speakerKeys) : undefined;
     map.set(key, longer.length === 1 ? (known.get(longer[0]!.key) ?? longer[0]!) : nick !== undefined ? (known.get(nick) ?? all.get(nick) ?? entity) : entity);
   }

@@ -135,15 +135,15 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     pages.set(rel, page);
     return page;
   };
-  const routing = await planRouting(pages, facts, reserved, tick);
+  const content = new Set(facts);
+  const chatter = all.filter((f) => !content.has(f));
+  const routing = await planRouting(pages, facts, reserved, tick, chatter);
   const stated = new StatementIndex(pages);
   const conflicts: Conflict[] = [];
   const touched = new Map<Page, string>();
   const mark = (page: Page, date: string): void => {
     if ((touched.get(page) ?? '') < date) touched.set(page, date);
   };
-  const content = new Set(facts);
-  const chatter = all.filter((f) => !content.has(f));
   for (const [page, date] of fileChatter(chatter.map((fact) => ({ fact, speaker: saidOf(fact).speaker })), open)) mark(page, date);
   const placed: Array<{ page: Page; fact: Fact; others: Entity[]; line: string | null }> = [];
   const speakers = new Set(facts.map((f) => speakerOf(f.text)).flatMap((name) => (name === null ? [] : [normalizeText(name)])));
@@ -351,7 +351,7 @@ interface Routing {
  * at least MIN_FACTS_FOR_PAGE facts, or one that already has a page; a group of tags that occur together
  * on facts, likewise. A tag that mostly rides along with one entity's name folds into that entity's page.
  */
-async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>, tick: () => Promise<void>): Promise<Routing> {
+async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], reserved: ReadonlySet<string>, tick: () => Promise<void>, smallTalk: readonly Fact[] = []): Promise<Routing> {
   // A generated page (digest, dashboard) is rewritten by the program: facts never go there.
   const live = (): Page[] => [...pages.values()].filter((p) => !p.rel.startsWith(ARCHIVE_DIR) && !isGeneratedPage(p.rel)).sort((a, b) => byText(a.rel, b.rel));
   // An archived page takes no new facts (they would be hidden from plain search): its entity or topic
@@ -384,11 +384,14 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
       knownNames.push({ name: alias, entity });
     }
   }
-  const raw = await recognizeEntities(facts, knownNames, { tick });
-  const canon = canonical(raw, known, [...new Set(facts.flatMap((f) => speakerOf(f.text) ?? []))]);
+  // Small talk is stated on no entity's page, but a name it says counts toward the name's page ("What do you
+  // love about Seattle?" is the third fact naming Seattle).
+  const read = [...facts, ...smallTalk];
+  const raw = await recognizeEntities(read, knownNames, { tick });
+  const canon = canonical(raw, known, [...new Set(read.flatMap((f) => speakerOf(f.text) ?? []))]);
   const mentions = new Map<string, Mention[]>();
   const named = new Map<string, number>();
-  for (const fact of facts) {
+  for (const fact of read) {
     const seen = new Map<string, Mention>();
     for (const m of raw.get(fact.id) ?? []) {
       const entity = canon.of(m.entity.key) ?? m.entity;

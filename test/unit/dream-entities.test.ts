@@ -204,6 +204,45 @@ describe('recognizeEntities: kinds of names', () => {
   });
 });
 
+describe('recognizeEntities: acronyms and initials', () => {
+  it('reads an acronym the dictionary knows as the place or organization it is', async () => {
+    const r = await recognize(['Tim: I went to a castle in the UK last Friday', 'Tim: NASA hired my cousin', 'John: Was the UK rainy?', 'Tim: The UK was lovely, NASA was closed']);
+    expect(r.entity('UK')).toMatchObject({ entity: { type: 'place' }, facts: 3 });
+    expect(r.entity('NASA')).toMatchObject({ entity: { type: 'organization' }, facts: 2 });
+  });
+
+  it('reads an unknown acronym as a name when compromise reads the phrase it opens as one, and joins it alone to that name', async () => {
+    const r = await recognize([
+      'Caroline: I went to an LGBTQ support group yesterday',
+      'Melanie: The LGBTQ community needs more platforms like this',
+      'Caroline: I talked to students about the LGBTQ community',
+      'Caroline: LGBTQ rights have come a long way',
+    ]);
+    expect(r.entity('LGBTQ community')).toMatchObject({ entity: { type: 'organization' }, facts: 4 });
+    expect(r.canon.aliases.get('lgbtq community')).toEqual(['LGBTQ']);
+  });
+
+  it('makes no name of an acronym only ever used as a word', async () => {
+    const r = await recognize(['Anna: I love DIY projects', 'Anna: She is the CTO now', 'Anna: My DIY shelf fell', 'Anna: The CTO called, DIY again']);
+    expect(r.all).toEqual(['Anna']);
+  });
+
+  it('keeps dotted initials in the name they open, however they are spaced', async () => {
+    const r = await recognize([
+      'Tim: J.K. Rowling is such an inspiring writer',
+      'John: Do you have a favorite J.K. Rowling quote?',
+      'Tim: I just finished a book by J. R. R. Tolkien',
+      'Tim: J.R.R. Tolkien drew the best maps',
+      'John: Tolkien again?',
+    ]);
+    expect(r.entity('J.K. Rowling')).toMatchObject({ entity: { type: 'person' }, facts: 2 });
+    const tolkien = [...r.counts.values()].filter((c) => c.entity.name.endsWith('Tolkien'));
+    expect(tolkien).toHaveLength(1);
+    expect(tolkien[0]).toMatchObject({ entity: { type: 'person' }, facts: 3 });
+    expect(r.all.filter((n) => /^(?:J|R|JK|J\.K)$/u.test(n))).toEqual([]);
+  });
+});
+
 describe('recognizeEntities: determinism', () => {
   it('gives the same entities in the same order for the same texts', async () => {
     const texts = ['Deborah: Jolene! Congrats on the new job', 'Jolene: Thanks Deborah!', 'Amara Nwosu joined Northwind Labs in Tromsø', 'Amara moved to the Tromsø office', 'Lunch with Zoë Brandt and Björn Ek in Zürich'];
