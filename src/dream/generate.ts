@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import type { Conflict } from './consolidator.js';
 import { confinedPath } from '../vault/confine.js';
 import { appendConfined, writeConfined } from '../vault/confined-write.js';
@@ -137,7 +137,7 @@ async function summarize(root: string): Promise<PageSummary[]> {
   const out: PageSummary[] = [];
   for (const rel of await listWikiPages(root)) {
     const content = await readFile(path.join(root, rel), 'utf8');
-    const page = parsePage(rel, content);
+    const page = parsePageMemo(rel, content);
     out.push({ rel, title: page.title, type: page.frontmatter.type ?? '', tags: page.tags });
   }
   return out;
