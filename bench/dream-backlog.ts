@@ -31,6 +31,8 @@ export interface BacklogRun {
   overBound: number;
   /** Why the failed runs failed, by their check. */
   reasons: Record<string, number>;
+  /** Each run's batch, facts and time: a dream that grows linearly keeps the time per fact flat run after run. */
+  perRun: Array<{ from: string; to: string; facts: number; ms: number; cpuMs: number }>;
 }
 
 const MAX_RUNS = 1_000;
@@ -46,14 +48,18 @@ export async function measureDreamBacklog(base: string, options: { sizes: readon
     execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'add', '--all'], { cwd: root, stdio: 'ignore' });
     execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'generated backlog'], { cwd: root, stdio: 'ignore' });
     const vault = await openVault({ vault: root, env: options.env });
-    const run: BacklogRun = { facts, days, ms: 0, runs: 0, ok: 0, failed: 0, skipped: 0, mostPages: 0, overBound: 0, reasons: {} };
+    const run: BacklogRun = { facts, days, ms: 0, runs: 0, ok: 0, failed: 0, skipped: 0, mostPages: 0, overBound: 0, reasons: {}, perRun: [] };
     const started = performance.now();
     try {
       for (let i = 0; i < MAX_RUNS; i++) {
         // A fixed clock per run: the dream's gate and ids do not depend on when the bench runs.
+        const runStarted = performance.now();
+        const cpu = process.cpuUsage();
         const result = await vault.dream({ force: true, offline: true, now: new Date(Date.UTC(2030, 0, 1, 6, 0, i)) });
         if (result.status === 'noop') break;
         run.runs++;
+        const spent = process.cpuUsage(cpu);
+        run.perRun.push({ from: result.batch?.from ?? '', to: result.batch?.to ?? '', facts: result.facts, ms: performance.now() - runStarted, cpuMs: (spent.user + spent.system) / 1000 });
         if (result.status === 'ok') {
           run.ok++;
           run.mostPages = Math.max(run.mostPages, result.pages.created.length + result.pages.updated.length + result.pages.archived.length);
@@ -99,5 +105,9 @@ export function renderDreamBacklog(runs: readonly BacklogRun[]): string {
       'Targets: time(10k) ≤ 12 × time(1k); 50,000 facts ≤ 10 minutes; no day skipped, no page past the bound.',
     '',
     markdownTable([['facts', 'days', 'time', 'per fact', 'growth', 'runs', 'failed runs by check', 'most pages in one run', 'pages past the bound'], ...rows]),
+    '',
+    'Time per fact, run by run (wall, and the main process\'s CPU: git children not counted):',
+    '',
+    ...runs.map((r) => `- ${r.facts.toLocaleString('en-US')}: ${r.perRun.map((p) => `${p.from}..${p.to} ${((p.ms / Math.max(1, p.facts)) * 1000).toFixed(0)} µs (CPU ${((p.cpuMs / Math.max(1, p.facts)) * 1000).toFixed(0)} µs)`).join('; ')}`),
   ].join('\n');
 }

@@ -25,7 +25,7 @@ import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/l
 import { dueOf } from './commitments.js';
 import { ownerOf } from './ownership.js';
 import { citedDates, citedIds } from '../text/citation.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import { durableLines, factIndex, type FactInfo } from './memory.js';
 
 export interface ArchiveInput {
@@ -80,7 +80,7 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     last = [recalled.get(rel), ...citedIds(text).map((id) => recalled.get(id))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
     if (last >= since) continue;
     facts ??= await factIndex(input.tree);
-    if (durableLines(parsePage(rel, text), facts, today).length > 0) continue;
+    if (durableLines(parsePageMemo(rel, text), facts, today).length > 0) continue;
     cold.push({ rel, last });
   }
   const histories = await pathHistories(input.tree, cold.map((c) => c.rel));

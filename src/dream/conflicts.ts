@@ -218,8 +218,11 @@ async function standings(root: string, entries: readonly InboxEntry[]): Promise<
     if (rel === CONFLICTS_PAGE) continue;
     const text = await read(rel);
     if (text === null) continue;
+    // The ids the page's lines cite, read once: most pages cite none of an entry's facts (a scan of the page per
+    // entry grew with the vault times the conflicts).
+    const cited = new Set(text.split(/\r?\n/).flatMap((line) => (line.includes('#^') ? citedIds(line) : [])));
     for (const entry of left) {
-      if (found.has(entry)) continue;
+      if (found.has(entry) || !entry.ids.every((id) => cited.has(id))) continue;
       const standing = standingOn(rel, text, entry);
       if (standing !== null) found.set(entry, standing);
     }
@@ -246,10 +249,14 @@ export async function readConflicts(root: string): Promise<OpenConflict[]> {
   });
 }
 
-/** The page holding a conflict line that cites all of `ids` (the one the offline rules write), or null. */
-export async function conflictPage(root: string, ids: readonly string[]): Promise<string | null> {
-  const entry: InboxEntry = { line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null };
-  return (await standings(root, [entry])).get(entry)?.page ?? null;
+/**
+ * The page holding a conflict line that cites all of each list's ids (the one the offline rules write), or null:
+ * all of a run's conflicts in one pass over the pages (a pass per conflict grew with the vault).
+ */
+export async function conflictPages(root: string, idLists: ReadonlyArray<readonly string[]>): Promise<Array<string | null>> {
+  const entries: InboxEntry[] = idLists.map((ids) => ({ line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null }));
+  const found = await standings(root, entries);
+  return entries.map((entry) => found.get(entry)?.page ?? null);
 }
 
 /**

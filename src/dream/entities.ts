@@ -623,7 +623,9 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
         const word = bare(m[0]);
         if (seen.has(word)) continue;
         seen.add(word);
-        for (const { entity, re } of byFirst.get(word) ?? []) {
+        for (const { name, entity, re } of byFirst.get(word) ?? []) {
+          // The plain substring first: a hub's parts share its first word, so a word may head thousands of names.
+          if (!text.includes(name)) continue;
           const at = re.exec(text)?.index;
           if (at !== undefined && !list.some((x) => x.entity.key === entity.key)) list.push({ entity, at });
         }

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import type { Conflict } from './consolidator.js';
 import { confinedPath } from '../vault/confine.js';
 import { appendConfined, writeConfined } from '../vault/confined-write.js';
@@ -14,7 +14,7 @@ import { JOURNAL_FILE } from './journal.js';
 import { redact } from '../core/redact.js';
 import { linkTarget } from './memory.js';
 import { byText } from '../text/compare.js';
-import { closeResolved, conflictPage, CONFLICTS_PAGE } from './conflicts.js';
+import { closeResolved, conflictPages, CONFLICTS_PAGE } from './conflicts.js';
 
 export { CONFLICTS_PAGE, type OpenConflict } from './conflicts.js';
 
@@ -54,9 +54,10 @@ export async function fileConflicts(root: string, run: string, conflicts: readon
   if (conflicts.length === 0) return;
   const header = '---\ntitle: Conflicts\ntype: review\ntags: [review]\n---\n# Conflicts\n\nThe dream found these and did not guess. Resolve each on its page (tick it, write the value under Current, or delete the line); the next dream ticks it here.\n\n';
   const lines: string[] = [];
-  for (const c of conflicts) {
+  const pages = await conflictPages(root, conflicts.map((c) => c.fact_ids));
+  for (const [i, c] of conflicts.entries()) {
     const cites = c.fact_ids.map((id) => (factDates.has(id) ? `[[${factDates.get(id)}#^${id}]]` : id)).join(' ');
-    const page = await conflictPage(root, c.fact_ids);
+    const page = pages[i]!;
     const on = page === null ? '' : ` · on [[${page.replace(/\.md$/, '')}|${path.posix.basename(page, '.md')}]]`;
     lines.push(`- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})${on}`);
   }
@@ -137,7 +138,7 @@ async function summarize(root: string): Promise<PageSummary[]> {
   const out: PageSummary[] = [];
   for (const rel of await listWikiPages(root)) {
     const content = await readFile(path.join(root, rel), 'utf8');
-    const page = parsePage(rel, content);
+    const page = parsePageMemo(rel, content);
     out.push({ rel, title: page.title, type: page.frontmatter.type ?? '', tags: page.tags });
   }
   return out;

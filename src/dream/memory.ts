@@ -17,7 +17,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listLogDates, readLog, type Category } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
-import { parsePage, type ParsedPage } from '../pages/parse.js';
+import { type ParsedPage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import { readRecallEvents } from '../recall/events.js';
 import { normalizeText } from '../text/normalize.js';
 import { isForgottenLine } from '../tombstones/lines.js';
@@ -166,7 +167,7 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   const recall = await recallCounts(vaultRoot);
   const tombstones = await readTombstones(root);
   for (const rel of await listWikiPages(root)) {
-    const page = parsePage(rel, await readFile(path.join(root, rel)));
+    const page = parsePageMemo(rel, await readFile(path.join(root, rel)));
     all.push({ rel, title: page.title });
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
@@ -193,8 +194,9 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
       byText(a.text, b.text) ||
       byText(a.rel, b.rel),
   );
+  const rels = new Set(all.map((p) => p.rel));
   const recalled = [...recall.pages.entries()]
-    .filter(([rel]) => all.some((p) => p.rel === rel))
+    .filter(([rel]) => rels.has(rel))
     .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
     .slice(0, RECALLED_SHOWN)
     .map(([rel, n]) => `- [[${linkTarget(rel, all)}]] (recalled ${n} times)`);
@@ -292,8 +294,22 @@ function leftOut(items: readonly Item[], all: readonly PageInfo[]): string {
 /** Obsidian resolves `[[Name]]` by file name; a path is needed only when two pages share a name. */
 export function linkTarget(rel: string, all: readonly PageInfo[]): string {
   const name = path.posix.basename(rel, '.md');
-  const same = all.filter((p) => path.posix.basename(p.rel, '.md').toLowerCase() === name.toLowerCase());
-  return same.length > 1 ? rel.replace(/\.md$/, '') : name;
+  return (namesOf(all).get(name.toLowerCase()) ?? 0) > 1 ? rel.replace(/\.md$/, '') : name;
+}
+
+/** Pages per lower-cased file name, counted once per list (a scan per link was quadratic in the vault). */
+const nameCounts = new WeakMap<readonly PageInfo[], { size: number; counts: Map<string, number> }>();
+
+function namesOf(all: readonly PageInfo[]): Map<string, number> {
+  const kept = nameCounts.get(all);
+  if (kept !== undefined && kept.size === all.length) return kept.counts;
+  const counts = new Map<string, number>();
+  for (const p of all) {
+    const key = path.posix.basename(p.rel, '.md').toLowerCase();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  nameCounts.set(all, { size: all.length, counts });
+  return counts;
 }
 
 /** Category, tags and date of every fact in the logs, by id. */

@@ -406,10 +406,12 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
     .flatMap((p) => p.lines.filter((l) => isItem(l) && citedIds(l).length > 0 && !isMention(l)))
     .join('\n');
   const onPages = new Map<string, number>();
+  // Counted up to the threshold only: past it the sum below is decided, and a rare name need not split the
+  // whole vault's text into pieces (once per name, over a vault that grows with the backlog).
   const mentioned = (entity: Entity): number => {
     let n = onPages.get(entity.key);
     if (n === undefined) {
-      n = placed.split(entity.name).length - 1;
+      n = occurrences(placed, entity.name, MIN_FACTS_FOR_PAGE);
       onPages.set(entity.key, n);
     }
     return n;
@@ -571,6 +573,14 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
       return { page: create(`${ZONE_OF[fact.category]}/${title}.md`, title, 'topic', [], [], fact.date), others: withMain };
     },
   };
+}
+
+/** How often `name` occurs in `text` (as `split` counts: case-sensitive, not overlapping), counted up to `cap`. */
+function occurrences(text: string, name: string, cap: number): number {
+  if (name === '') return Math.min(cap, text.length);
+  let n = 0;
+  for (let at = text.indexOf(name); at >= 0 && n < cap; at = text.indexOf(name, at + name.length)) n++;
+  return n;
 }
 
 /** A frontmatter list written `[a, "b"]` or `a, b`. */

@@ -10,7 +10,7 @@ import { showFile } from '../git/worktree.js';
 import { listLogDates } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { linkResolver } from '../pages/links.js';
-import { parsePage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import { MAX_PAGE_BYTES, MAX_PAGE_LINES } from './bound.js';
 import type { CheckFailure, PageChanges } from './checks.js';
 import type { Conflict } from './consolidator.js';
@@ -33,7 +33,7 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
   if (changed.length === 0) return null;
   const all = await listWikiPages(root);
   const resolve = linkResolver(
-    await Promise.all(all.map(async (rel) => ({ path: rel, aliases: parsePage(rel, await readFile(path.join(root, rel))).frontmatter.aliases }))),
+    await Promise.all(all.map(async (rel) => ({ path: rel, aliases: parsePageMemo(rel, await readFile(path.join(root, rel))).frontmatter.aliases }))),
     await listLogDates(root),
   );
   const disputed = new Set(conflicts.flatMap((c) => c.fact_ids));

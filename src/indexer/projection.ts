@@ -4,7 +4,8 @@
  */
 import { dateWords } from '../text/date-words.js';
 import { isPending, type Journal } from '../dream/journal.js';
-import { parsePage, type ParsedPage } from '../pages/parse.js';
+import { type ParsedPage } from '../pages/parse.js';
+import { parsePageMemo } from '../pages/parse-memo.js';
 import { keyedSubject } from '../text/keyed.js';
 import { readStateChange, subjectWords } from '../text/state-change.js';
 import { citedInLine, forgottenUnits } from '../tombstones/lines.js';
@@ -109,7 +110,8 @@ function projectLog(rel: string, content: Uint8Array | string, { journal, tombst
 }
 
 export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core'): PreparedPage {
-  const page = parsePage(rel, content);
+  // The dream's checks parsed the pages a run wrote just before its index pass: the same bytes share one parse.
+  const page = parsePageMemo(rel, content);
   // A line that cites or repeats a forgotten fact is left out (blanked, so the others keep their numbers);
   // the rest of its section stays searchable.
   const chunks = page.chunks.map((chunk) => {
