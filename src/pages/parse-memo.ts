@@ -7,8 +7,9 @@
 import { createHash } from 'node:crypto';
 import { parsePage, type ParsedPage } from './parse.js';
 
-/** Past this many characters of parsed pages the memo starts afresh (it holds about three times that). */
-const MAX_CHARS = 48_000_000;
+/** Past this many characters of parsed pages the memo starts afresh (it holds about three times that): a warm
+ * server keeps it, so it stays well under its memory budget (issue 31: ≤ 500 MB at 1M facts). */
+const MAX_CHARS = 24_000_000;
 
 const memo = new Map<string, ParsedPage>();
 let held = 0;
