@@ -15,8 +15,6 @@ import { byText } from '../text/compare.js';
 
 /** Statements quoted in a lead, beyond the current values. */
 const LEAD_STATEMENTS = 3;
-/** Parts a hub's lead links by name (the rest are under its `## Parts`). */
-const LEAD_PARTS = 8;
 /** A statement longer than this is left to its section: the lead stays a short read. */
 const LEAD_STATEMENT_CHARS = 200;
 /** Sections whose items are a page's own statements about its subject. */
@@ -34,7 +32,7 @@ interface Stated {
 /**
  * Rewrites the lead of `page` from its own statements, or, for a hub, from those of its parts (`partsOf`).
  * Pages without a `type` (a person's own notes) and parts (their hub leads) are left alone, except a part that
- * became a hub in turn: every hub opens with a lead that says what it is and links its parts.
+ * became a hub in turn: every hub opens with a lead that says what it is and what its parts state.
  */
 export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisputed: ReadonlySet<string> = new Set()): void {
   const type = page.property('type');
@@ -57,10 +55,8 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisput
   const count = `${stated.length + current.length} ${stated.length + current.length === 1 ? 'statement' : 'statements'}`;
   const whole = page.property('part_of');
   const out: string[] = [whole === null ? `**${title}** is ${TYPE_WORDS[type]} with ${count} in this vault${span}.` : `**${title}** is part of ${whole.replace(/^"|"$/g, '')}, with ${count}${span}.`];
-  if (parts.length > 0) {
-    const more = parts.length > LEAD_PARTS ? ` and ${parts.length - LEAD_PARTS} more under Parts` : '';
-    out.push(`Its parts: ${parts.slice(0, LEAD_PARTS).map((p) => `[[${p.title}]]`).join(', ')}${more}.`);
-  }
+  // The parts are linked under `## Parts`, not here: a lead is read as a search result, and a list of links in it
+  // is navigation that takes a reading budget's characters from content (issue 25).
   for (const line of current) {
     const keyed = subjectOf(withoutCitations(itemBody(line)).trim());
     if (keyed === null) continue;
@@ -69,7 +65,11 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisput
   // The statements that say most about the page's own subject: short ones that name it, by subject (health
   // first), then the newest.
   const named = type === 'topic' ? stated : stated.filter((s) => s.body.includes(title.split(' ')[0]!));
-  const pool = (named.length > 0 ? named : stated).filter((s) => s.body.length <= LEAD_STATEMENT_CHARS);
+  const candidates = named.length > 0 ? named : stated;
+  let pool = candidates.filter((s) => s.body.length <= LEAD_STATEMENT_CHARS);
+  // Every sentence of a lead restates cited statements: one that would quote none (all long, no current value)
+  // quotes the shortest, so its opening sentence is not a claim citing nothing (check uncited_claim).
+  if (pool.length === 0 && out.length === 1 && candidates.length > 0) pool = [[...candidates].sort((a, b) => a.body.length - b.body.length || byText(a.body, b.body))[0]!];
   for (const s of [...pool].sort((a, b) => a.rank - b.rank || byText(b.date, a.date) || byText(a.body, b.body)).slice(0, LEAD_STATEMENTS)) {
     out.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
   }

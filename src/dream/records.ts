@@ -10,8 +10,9 @@ import { citedIds } from '../text/citation.js';
 import { dateWords, monthWords } from '../text/date-words.js';
 import { cite } from './generate.js';
 import { Page } from './page.js';
+import { RECORDS_DIR as RECORDS_FOLDER } from '../vault/layout.js';
 
-export const RECORDS_DIR = '4_Resources/Small talk';
+export const RECORDS_DIR = RECORDS_FOLDER.replace(/\/$/u, '');
 const TITLE = 'Small talk';
 
 export const recordRel = (date: string): string => `${RECORDS_DIR}/${TITLE} ${date.slice(0, 7)}.md`;

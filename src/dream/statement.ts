@@ -78,7 +78,7 @@ const LABEL_RE = new RegExp(String.raw`^(${NAME}(?: ${NAME})?):\s+(?!:)`, 'u');
 
 /** Interjections stripped wherever they open (or close) a sentence. */
 const STRONG = new Set(
-  'hey hi hello heya hiya howdy yo wow whoa woah oh ooh ohh ah ahh aw aww awww yeah yea yeh yep yup haha hahaha hah hehe lol lmao omg gosh geez jeez um umm uh hmm hmmm phew ugh yay woohoo wowza'.split(' '),
+  'hey hi hello heya hiya howdy yo wow whoa woah oh ooh ohh ah ahh aw aww awww yeah yea yeh yep yup haha hahaha hah hehe lol lmao omg gosh geez jeez um umm uh hmm hmmm phew ugh yay woohoo wowza yum yummy'.split(' '),
 );
 /** Words stripped at the start only when punctuation follows them ("Well, …", "Thanks, Mel!"). */
 const WEAK = new Set(
@@ -115,6 +115,7 @@ const WHOLE_CHATTER = new RegExp(
     'i know right',
     '(?:i )?(?:\\w+ )?agree(?:d)?(?: with you)?(?: more)?',
     "i couldn'?t agree more",
+    "i (?:have|gotta|got|need) to (?:go|run|head out|get going|sign off)(?: now)?",
     'i love it',
     'i love that',
     'love it',
@@ -204,6 +205,10 @@ const PREFIX_CHATTER = new RegExp(
     '(?:it )?(?:sounds|looks|seems) (?:like|good|great|fun|awesome|amazing|lovely|wonderful|interesting|cool|nice|perfect|exciting|fantastic|incredible|intense|tough|hard|rough|beautiful|delicious|so|really|super|pretty)',
   ].join('|')})\\b`,
 );
+/** At most this many words: a longer exclamation about "that" usually says something ("That's why I quit my job!"). */
+const EXCLAIMED_REACTION_WORDS = 6;
+/** The words a reaction names what it is about with. */
+const DEICTIC_OPENERS = new Set(['that', 'this', 'it', 'they', 'those', 'these', 'thats', 'its']);
 /** Words a bare reaction is made of, beside adjectives and adverbs ("That's so cool!", "What a great idea!"). */
 const REACTION_WORDS = new Set(
   "that this it it's that's thats its is was be what how so such a an the really very pretty super totally just too and sounds sound looks look seems seem like you your for of to hear see idea news thing things stuff one time day job work pic photo picture pics photos shot view plan experience moment achievement story place spot way fun love lovely wow oh yeah definitely".split(' '),
@@ -532,6 +537,7 @@ function classify(toks: readonly Tok[], tagger: Tagger): Kind {
   if (words.some((w) => FIRST_PERSON.has(w))) return 'content';
   const exclaimed = /!/u.test(toks.at(-1)?.post ?? '');
   if (exclaimed && /^(?:what an?|how|such an?)\b/u.test(plain)) return 'chatter';
+  if (exclaimed && words.length <= EXCLAIMED_REACTION_WORDS && isDeicticReaction(toks)) return 'chatter';
   if (words.length <= 9 && isReaction(toks, tagger)) return 'chatter';
   if (words.length <= 7 && isJudgement(words, tagger)) return 'chatter';
   return 'content';
@@ -554,6 +560,16 @@ function isReaction(toks: readonly Tok[], tagger: Tagger): boolean {
     return false;
   }
   return judged;
+}
+
+/**
+ * "That view is stunning!", "That's a really big decision!", "They're adorable!": a short exclamation about
+ * something shown or said, named only by "that", "it" or "they", with no name or number of its own.
+ */
+function isDeicticReaction(toks: readonly Tok[]): boolean {
+  const said = toks.filter((t) => !t.implied);
+  if (!DEICTIC_OPENERS.has(said[0]?.word.replace(/['’].*$/u, '') ?? '')) return false;
+  return said.every((t, i) => !/\d/u.test(t.word) && (i === 0 || !/^\p{Lu}/u.test(t.text)));
 }
 
 /** "That castle looks amazing!", "Your garden is gorgeous.": a thing seen, judged with one adjective. */

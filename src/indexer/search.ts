@@ -5,7 +5,7 @@
  * (statements.ts); k, a character budget and a minimum score bound what comes back. Results come
  * in a deterministic order: score, then date (newest first), then path, then line.
  */
-import { isGeneratedPage } from '../vault/layout.js';
+import { isGeneratedPage, RECORDS_DIR } from '../vault/layout.js';
 import path from 'node:path';
 import { isValidDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
@@ -30,6 +30,11 @@ export function minSimilarity(model: string): number {
 /** Superseded values (an older keyed fact, a page's History, a line marked `(until DATE)`) rank at half weight. */
 const HISTORY_WEIGHT = 0.5;
 const UNTIL_RE = /\(until \d{4}-\d{2}-\d{2}\)\s*$/;
+/**
+ * A line of a small-talk record (dream/records.ts) says only that greetings were exchanged; it is found through
+ * the words of the turns it cites, so it ranks below what was said about anyone, as superseded values do.
+ */
+const RECORD_WEIGHT = 0.5;
 /** A result dated today (a fact's day, a section's newest citation) keeps its score; an old one loses up to 10%, half of that after about three months. */
 const RECENCY_WEIGHT = 0.1;
 const RECENCY_HALF_LIFE_DAYS = 90;
@@ -225,6 +230,7 @@ export function fuse(
     // newest values of a subject, disputed: they keep their weight, since nothing newer exists.
     // A line ending in `(until DATE)` is a superseded value wherever it stands (a page's Mentions repeat one so).
     if (hit.kind !== 'fact' && (/(^|> )History( >|$)/i.test(hit.heading_path) || UNTIL_RE.test(hit.text))) score *= HISTORY_WEIGHT;
+    if (hit.kind === 'page' && hit.path.startsWith(RECORDS_DIR)) score *= RECORD_WEIGHT;
     if (hit.date !== null) {
       const ageDays = Math.max(0, (today - Date.parse(`${hit.date}T12:00:00Z`)) / 86_400_000);
       score *= 1 - RECENCY_WEIGHT * (1 - 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS));

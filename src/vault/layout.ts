@@ -18,6 +18,9 @@ export const INBOX_DIR = '0_Inbox/';
 /** Daily and weekly digests. They list what was learned; their citations do not place a fact. */
 export const DIGESTS_DIR = '4_Resources/digests/';
 
+/** The dream's record pages of small talk (dream/records.ts): greetings and thanks, cited off entity pages. */
+export const RECORDS_DIR = '4_Resources/Small talk/';
+
 /** The generated dashboard (charts of the memory's health), rewritten by the daemon's health job. */
 export const DASHBOARD_PAGE = '4_Resources/Dashboard.md';
 

@@ -98,11 +98,13 @@ describe('every hub opens with a lead', { timeout: 300_000 }, () => {
       const lead = text.split('\n').find((l) => l.startsWith(`**${title}** is `));
       expect(lead, title).toBeDefined();
       expect(lead).toMatch(/\[\[\d{4}-\d{2}-\d{2}#\^f-[0-9a-z]+\]\]/); // it restates cited statements
-      expect(lead).toMatch(/Its parts: \[\[Caroline — /);
+      // Its parts are linked under Parts, not in the lead, which a search result shows whole.
+      expect(lead).not.toMatch(/Its parts|\[\[Caroline — /);
+      expect(text).toMatch(/^## Parts\n+- \[\[Caroline — /m);
       // The lead stands between the title and the first section.
       expect(text.indexOf(lead!)).toBeLessThan(text.indexOf('\n## '));
     }
-    expect(sub).toMatch(/^\*\*Caroline — Hobbies\*\* is part of \[\[Caroline\]\], with 100 statements .*Its parts: \[\[Caroline — Hobbies \(2\)\]\]/m);
+    expect(sub).toMatch(/^\*\*Caroline — Hobbies\*\* is part of \[\[Caroline\]\], with 100 statements /m);
   });
 });
 
@@ -140,5 +142,34 @@ describe('a lead a person edited is theirs', { timeout: 300_000 }, () => {
     const third = await vault.dream({ force: true, offline: true, now: new Date('2026-04-01T06:00:00Z') });
     expect(third.status, third.reason).toBe('ok');
     expect(await read(vault, rel)).toContain(`\n${mine}\n`);
+  });
+});
+
+describe('a lead always cites, and a bare exclamation is small talk', { timeout: 240_000 }, () => {
+  it('quotes the shortest statement when every one is long, and files "That view is stunning!" off entity pages', async () => {
+    const vault = await makeVault(await mkdtemp(path.join(temp, 'v-')), { config: CONFIG });
+    const long = (what: string): string =>
+      `Diego Alvarez ${what}, and he spent the whole evening telling everyone at the table about the people he met there, the food he tried, the long walks by the water and the plans he made for the next trip`;
+    await remember(vault, [
+      { text: long('took the night train to Porto last spring'), date: '2026-03-02' },
+      { text: long('went sailing along the coast of Brittany'), date: '2026-03-03' },
+      { text: long('visited his cousin in the mountains near Granada for a week'), date: '2026-03-04' },
+      { text: 'Caroline: I painted a lake at sunrise', date: '2026-03-04', category: 'moment' },
+      { text: 'Melanie: That view is stunning!', date: '2026-03-04', category: 'moment' },
+    ]);
+    const run = await vault.dream({ force: true, offline: true, now: new Date('2026-03-06T06:00:00Z') });
+    // Before, a lead with nothing short enough to quote was an uncited claim, and the run failed its check.
+    expect(run.status, run.reason).toBe('ok');
+    const diego = await read(vault, '3_Personal/Diego Alvarez.md');
+    const lead = diego.split('\n').find((l) => l.startsWith('**Diego Alvarez** is '));
+    expect(lead).toMatch(/^\*\*Diego Alvarez\*\* is a person with 3 statements .*Diego Alvarez went sailing along the coast of Brittany, .*\[\[2026-03-03#\^f-[0-9a-z]{10}\]\]$/);
+    // The exclamation about "that" says nothing of anyone: it is cited from the month's record, not from a page.
+    const record = await read(vault, '4_Resources/Small talk/Small talk 2026-03.md');
+    const stunning = (await readFile(path.join(vault.root, 'logs/2026-03-04.md'), 'utf8')).split('\n').find((l) => l.includes('stunning'))!;
+    expect(record).toContain(/\^(f-[0-9a-z]{10})/.exec(stunning)![1]);
+    for (const rel of ['3_Personal/Melanie.md', '3_Personal/Caroline.md']) {
+      const page = await readFile(path.join(vault.root, rel), 'utf8').catch(() => '');
+      expect(page, rel).not.toContain('stunning');
+    }
   });
 });

@@ -41,4 +41,11 @@ describe('fuse', () => {
       expect(s.score).toBeLessThanOrEqual(1);
     }
   });
+
+  it("ranks a small-talk record's line at half the score of a page statement matching as well", () => {
+    const page = (key: string, rel: string): Hit => ({ ...hit(key, 'We talked about the espresso machine', 4), kind: 'page', path: rel, id: '', title: rel });
+    const scored = fuse([page('content', '3_Personal/Caroline.md'), page('record', '4_Resources/Small talk/Small talk 2026-06.md')], [], options);
+    const score = new Map(scored.map((s) => [s.hit.key, s.score]));
+    expect(score.get('record')!).toBeCloseTo(score.get('content')! / 2, 6);
+  });
 });

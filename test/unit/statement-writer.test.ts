@@ -249,6 +249,16 @@ describe('reactions', () => {
     expect(write('Tim: The castle is in Scotland.', TURN).chatter).toBe(false);
     expect(write('Tim: That castle looks amazing! I visited it in 2019.', TURN)).toMatchObject({ chatter: false, text: 'Tim visited it in 2019.' });
   });
+
+  it('a short exclamation about "that", a leave-taking or a "yum" is chatter; one naming a thing, a number or the speaker is not', () => {
+    for (const input of ['Audrey: That view is stunning!', "Andrew: That's a really big decision!", 'James: This photo rocks!', 'John: I have to go.', 'Joanna: Yum!']) {
+      expect(write(input, TURN).chatter, input).toBe(true);
+    }
+    for (const input of ["Nate: That's my favorite!", "Jon: That's why I opened the studio in Paris!", "Gina: It's 5 years old!", 'James: I have to go to the dentist tomorrow.']) {
+      expect(write(input, TURN).chatter, input).toBe(false);
+    }
+    expect(write('Joanna: Yum! I have to try that one.', TURN)).toMatchObject({ chatter: false, text: 'Joanna has to try that one.' });
+  });
 });
 
 describe('questions that carry a statement', () => {
