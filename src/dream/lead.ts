@@ -73,9 +73,6 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisput
   for (const s of [...pool].sort((a, b) => a.rank - b.rank || byText(b.date, a.date) || byText(a.body, b.body)).slice(0, LEAD_STATEMENTS)) {
     out.push(`${sentence(s.body)} ${s.cites.join(' ')}`);
   }
-  // Every statement too long to quote: the count cites the statements it counts, so the lead claims nothing uncited.
-  const counted = [...new Set(stated.slice(0, LEAD_STATEMENTS).flatMap((s) => s.cites))];
-  if (citationsIn(out.join(' ')).length === 0 && counted.length > 0) out[0] = `${out[0]} ${counted.join(' ')}`;
   const lead = out.join(' ');
   const at = leadLine(page, h1);
   if (at !== null) {
