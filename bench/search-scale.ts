@@ -8,6 +8,9 @@
  * qmd runs when QMD_BIN, QMD_NODE and QMD_SDK are set (docs/benchmarks.md says how to install it).
  *
  *   node dist-bench/bench/search-scale.js --facts 10000,100000 --dir /tmp/scale [--rounds 5] [--cli-runs 10] [--mcp-runs 60] [--prepare] [--out FILE]
+ *
+ * `--mcp-builds A,B [--mcp-rounds 3]`: only the MCP step, for builds A and B (folders holding dist/ and package.json),
+ * a fresh server of each in turn each round (the order rotating): p50, p95, RSS and CPU per call, and B's p50 / A's.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -149,13 +152,17 @@ process.exit(0);`;
   };
 }
 
-/** A warm MCP server over stdio: every query once to warm it, then `runs` memory_search calls; p50, p95 and its RSS. */
-async function mcp(root: string, runs: number): Promise<ScaleRow['mcp']> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--vault', root, 'mcp'], env: env as Record<string, string>, stderr: 'ignore' });
+/**
+ * A warm MCP server over stdio: every query once to warm it, then `runs` memory_search calls; p50, p95, its RSS and
+ * its CPU time per call (user and system, from /proc: wall time alone means little on a loaded machine).
+ */
+async function mcp(root: string, runs: number, cli = CLI): Promise<ScaleRow['mcp'] & { cpuMs: number }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--vault', root, 'mcp'], env: env as Record<string, string>, stderr: 'ignore' });
   const client = new Client({ name: 'bench-search-scale', version: '1.0.0' });
   await client.connect(transport);
   try {
     for (const query of QUERIES) await client.callTool({ name: 'memory_search', arguments: { query, k: 10 } });
+    const cpuBefore = cpuTicks(transport.pid);
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
@@ -163,12 +170,55 @@ async function mcp(root: string, runs: number): Promise<ScaleRow['mcp']> {
       times.push(performance.now() - started);
     }
     const pid = transport.pid;
+    // Clock ticks of 10 ms (USER_HZ 100 on Linux).
+    const cpuMs = ((cpuTicks(pid) - cpuBefore) * 10) / runs;
     const rssKb = pid === null ? 0 : Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     const s = summarize(times);
-    return { p50: s.p50, p95: s.p95, rssMb: rssKb / 1024 };
+    return { p50: s.p50, p95: s.p95, rssMb: rssKb / 1024, cpuMs };
   } finally {
     await client.close();
   }
+}
+
+/** A process's user and system CPU time so far, in clock ticks (0 without /proc). */
+function cpuTicks(pid: number | null): number {
+  if (pid === null) return 0;
+  try {
+    // The fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The MCP step alone for two or more builds, alternating: each round a fresh server of each, the order rotating. */
+export async function mcpAlternating(root: string, builds: readonly string[], runs: number, rounds: number): Promise<string> {
+  const byBuild = builds.map(() => [] as Array<Awaited<ReturnType<typeof mcp>>>);
+  for (let round = 0; round < rounds; round++) {
+    for (let j = 0; j < builds.length; j++) {
+      const i = (round + j) % builds.length;
+      progress(`bench: scale: MCP ${path.basename(root)} round ${round + 1} ${builds[i]}`);
+      byBuild[i]!.push(await mcp(root, runs, path.join(path.resolve(builds[i]!), 'dist', 'bin', 'vaultkeeper.js')));
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const p50s = byBuild.map((runsOf) => median(runsOf.map((r) => r.p50)));
+  return [
+    `${path.basename(root)}: ${rounds} rounds × ${runs} calls, ${new Date().toISOString().slice(0, 16)} UTC, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`,
+    markdownTable([
+      ['build', 'p50 per round', 'p50 (median)', 'p95 (median)', 'CPU per call', 'RSS', '× first'],
+      ...builds.map((build, i) => [
+        build,
+        byBuild[i]!.map((r) => ms(r.p50)).join(', '),
+        ms(p50s[i]!),
+        ms(median(byBuild[i]!.map((r) => r.p95))),
+        ms(median(byBuild[i]!.map((r) => r.cpuMs))),
+        `${Math.round(median(byBuild[i]!.map((r) => r.rssMb)))} MB`,
+        `${(p50s[i]! / p50s[0]!).toFixed(2)}×`,
+      ]),
+    ]),
+  ].join('\n');
 }
 
 /** Each size in turn: its vault (generated and indexed once), then in process, the CLI and MCP; `onRow` after each. */
@@ -258,6 +308,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       'mcp-runs': { type: 'string', default: '60' },
       out: { type: 'string' },
       prepare: { type: 'boolean', default: false },
+      'mcp-builds': { type: 'string' },
+      'mcp-rounds': { type: 'string', default: '3' },
     },
   });
   if (values.dir === undefined) throw new Error('--dir PATH: where the generated vaults are kept between runs');
@@ -269,6 +321,15 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     mcpRuns: Number(values['mcp-runs']),
     prepare: values.prepare,
   };
-  const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings)}\n`));
-  if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings));
+  if (values['mcp-builds'] === undefined) {
+    const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings)}\n`));
+    if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings));
+  } else {
+    const tables: string[] = [];
+    for (const facts of settings.facts) {
+      tables.push(await mcpAlternating(await vaultOf(settings.dir, facts), values['mcp-builds'].split(','), settings.mcpRuns, Number(values['mcp-rounds'])));
+      process.stdout.write(`${tables.at(-1)!}\n\n`);
+    }
+    if (values.out !== undefined) await writeFile(values.out, tables.join('\n\n'));
+  }
 }

@@ -7,6 +7,7 @@
  *   node dist-bench/bench/search-warm.js --build /tmp/base --vault V [--rounds 10] [--queries generated]
  *
  * `--queries generated`: search-scale.ts's queries (benchQueries(42, 40)) for the generated vaults, instead of Dendron's.
+ * `--refresh`: each search makes its freshness check first, as an MCP `memory_search` does (fresh.ts).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,12 +16,12 @@ import type * as VaultModule from '#src/vault/vault.js';
 import { QUERIES as DENDRON_QUERIES } from './dendron.js';
 import { benchQueries } from './generate.js';
 
-const { values } = parseArgs({ options: { build: { type: 'string', default: '.' }, vault: { type: 'string' }, rounds: { type: 'string', default: '10' }, queries: { type: 'string', default: 'dendron' } } });
+const { values } = parseArgs({ options: { build: { type: 'string', default: '.' }, vault: { type: 'string' }, rounds: { type: 'string', default: '10' }, queries: { type: 'string', default: 'dendron' }, refresh: { type: 'boolean', default: false } } });
 const QUERIES = values.queries === 'generated' ? benchQueries(42, 40) : DENDRON_QUERIES;
 if (values.vault === undefined) throw new Error('--vault PATH: an indexed vault (e.g. the Dendron notes built as the bench builds them)');
 const { openVault } = (await import(pathToFileURL(path.resolve(values.build, 'dist/vault/vault.js')).href)) as typeof VaultModule;
 const vault = await openVault({ vault: values.vault, env: process.env });
-const options = { k: 10, refresh: false, recordRecall: false } as const;
+const options = { k: 10, refresh: values.refresh, recordRecall: false } as const;
 try {
   for (const query of QUERIES.slice(0, 5)) await vault.search(query, options);
   const times: number[] = [];

@@ -95,6 +95,8 @@ function build(only: string | null = null): Command {
     .description('bring the search index up to date with the vault (only what changed), or rebuild it')
     .option('--clear', 'drop the index and rebuild it from the files (the embedding cache is kept)')
     .option('--json', 'print the result as JSON')
+    // The MCP server's idle fold, run in a child process so its memory is returned when it ends (vault/idle-fold.ts).
+    .addOption(new Option('--fold-in', 'fold rows written outside the full-text index into it').hideHelp())
     .action(async (opts, command: Command) => (await import('./commands/reindex.js')).run(opts, globals(command)));
 
   if (want('search')) program

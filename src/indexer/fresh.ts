@@ -15,6 +15,7 @@ import { listWikiPages } from '../pages/discover.js';
 import { DASHBOARD_PAGE } from '../vault/layout.js';
 import { readTombstones, type Tombstone, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
+import { ChangeWatch, watchable } from './change-watch.js';
 import { indexUri, isRemote } from './location.js';
 import { readManifestSummary, rowCounts, type ManifestSummary } from './manifest.js';
 import type { ReindexResult } from './result.js';
@@ -30,20 +31,33 @@ export interface FreshnessWant {
 /**
  * The result a reindex would return when nothing changed, or null when a real pass must decide (a file
  * changed, the index folder changed since it was last checked, the index is remote, the manifest is dirty).
+ * A warm process passes its `WarmCheck`: once a check has passed, it answers from the kernel's word that nothing
+ * changed since, without reading or statting anything (change-watch.ts).
  */
-export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant): Promise<ReindexResult | null> {
+export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant, warm?: WarmCheck): Promise<ReindexResult | null> {
   const started = performance.now();
   const uri = indexUri(ctx);
   if (isRemote(uri)) return null;
-  const m = await readManifestSummary(ctx.root);
+  const key = `${want.model}\u0000${want.dimensions}\u0000${want.verify}`;
+  const held = await warm?.held(key);
+  if (held !== undefined && held !== null) return { ...held, ms: Math.round(performance.now() - started) };
+  const armed = warm?.arm(ctx.root, uri) ?? null;
+  const result = await checkUnchanged(ctx.root, uri, want, started);
+  if (result !== null && armed !== null) await warm?.vouch(armed, key, result);
+  return result;
+}
+
+/** The check itself: the manifest against the journal, the tombstones, the index folder and every file's stat. */
+async function checkUnchanged(root: string, uri: string, want: FreshnessWant, started: number): Promise<ReindexResult | null> {
+  const m = await readManifestSummary(root);
   if (m === null || m.dirty || m.uri !== uri || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
   if (m.indexFiles === undefined || (want.verify && !m.verified)) return null;
-  const [journal, tombstones, files, folder] = await Promise.all([readJournal(ctx.root), readTombstones(ctx.root), vaultFiles(ctx.root), indexFingerprint(uri)]);
+  const [journal, tombstones, files, folder] = await Promise.all([readJournal(root), readTombstones(root), vaultFiles(root), indexFingerprint(uri)]);
   if (folder !== m.indexFiles || inputsHash(journal) !== m.inputs) return null;
   const tomb = tombstoneState(tombstones, m.tombstones);
   if (tomb.added === 'all' || tomb.added.length > 0) return null;
   if (files.length !== Object.keys(m.files).length) return null;
-  const stats = await statAll(ctx.root, files);
+  const stats = await statAll(root, files);
   for (const [i, rel] of files.entries()) {
     const entry = m.files[rel];
     const info = stats[i];
@@ -52,6 +66,56 @@ export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant): Pr
   // The indexer digests citations once it reaches the logs; a vault without logs keeps the recorded one.
   if (files.some((rel) => sourceKind(rel) === 'log') && citedDigest(m, files) !== m.cited) return null;
   return unchangedResult(m, files.length, Math.round(performance.now() - started));
+}
+
+/** A check's start: the watch's generation and the state of the linked-in files then. */
+interface Armed {
+  generation: number;
+  linked: string;
+}
+
+/**
+ * What a warm process (the MCP server, the daemon, a Vault kept open) keeps between freshness checks: the last
+ * passing check's result, good while its `ChangeWatch` has seen no change since the check began. The watch is made
+ * on the second check, so a process that checks once (a CLI search) never pays for watching.
+ */
+export class WarmCheck {
+  private checks = 0;
+  private watch: ChangeWatch | null = null;
+  private vouched: { generation: number; key: string; result: ReindexResult; linked: string } | null = null;
+
+  /** The result of the last check that passed, when nothing it read has changed since (null otherwise). */
+  async held(key: string): Promise<ReindexResult | null> {
+    const vouched = this.vouched;
+    if (this.watch === null || vouched === null || vouched.key !== key) return null;
+    await this.watch.settle();
+    if (this.watch.generation !== vouched.generation || this.watch.linkedState() !== vouched.linked) return null;
+    return vouched.result;
+  }
+
+  /** Watches (again) what a check reads, before it reads it: what to vouch with, or null (not watched). */
+  arm(root: string, index: string): Armed | null {
+    this.vouched = null;
+    if (++this.checks < 2 || !watchable(root) || !watchable(index)) return null;
+    this.watch ??= new ChangeWatch(root, index);
+    if (!this.watch.arm()) return null;
+    // Linked-in files are statted before the check reads them: one changed after this differs at the next use.
+    return { generation: this.watch.generation, linked: this.watch.linkedState() };
+  }
+
+  /** Keeps a passing check's result when no change was seen while it ran. */
+  async vouch(armed: Armed, key: string, result: ReindexResult): Promise<void> {
+    const watch = this.watch;
+    if (watch === null) return;
+    await watch.settle();
+    if (watch.generation === armed.generation) this.vouched = { ...armed, key, result };
+  }
+
+  close(): void {
+    this.watch?.close();
+    this.watch = null;
+    this.vouched = null;
+  }
 }
 
 /** What a pass that found nothing to do reports (the same figures as the full pass would). */

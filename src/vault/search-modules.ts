@@ -4,7 +4,7 @@
  */
 export { VaultkeeperError } from '../core/errors.js';
 export { loadEmbedder } from '../embed/load.js';
-export { unchangedIndex } from '../indexer/fresh.js';
+export { unchangedIndex, WarmCheck } from '../indexer/fresh.js';
 export { indexUri, isRemote } from '../indexer/location.js';
 export { isOutage, withOutageRetries } from '../indexer/outage.js';
 export { recordSearch, search, validateSearch } from '../indexer/search.js';

@@ -14,6 +14,7 @@ import type { CachedEmbedder } from '../embed/cached.js';
 import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { IndexStore as IndexStoreType } from '../indexer/store.js';
+import type { WarmCheck } from '../indexer/fresh.js';
 import type * as SearchModules from './search-modules.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
@@ -38,6 +39,8 @@ export class Vault {
   private embedder: Promise<CachedEmbedder | null> | undefined;
   private store: Promise<IndexStoreType> | undefined;
   private modules: Promise<typeof SearchModules> | undefined;
+  /** What the freshness checks keep between searches of a warm process (fresh.ts). */
+  private warm: WarmCheck | undefined;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -211,6 +214,8 @@ export class Vault {
   async close(): Promise<void> {
     const store = this.store;
     this.store = undefined;
+    this.warm?.close();
+    this.warm = undefined;
     (await store?.catch(() => null))?.close();
   }
 
@@ -219,8 +224,9 @@ export class Vault {
     // A fold-in is asked for when nothing changed since the last pass: it goes past the check to the table.
     if (!(options.clear ?? false) && !(options.foldIn ?? false)) {
       // Nothing changed (the common case before a search): answered without the lock, LanceDB or the parser.
-      const { unchangedIndex } = await import('../indexer/fresh.js');
-      const same = await unchangedIndex(this.ctx, { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: options.verify ?? false });
+      const { unchangedIndex, WarmCheck } = await import('../indexer/fresh.js');
+      this.warm ??= new WarmCheck();
+      const same = await unchangedIndex(this.ctx, { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: options.verify ?? false }, this.warm);
       if (same !== null) {
         options.onProgress?.({ phase: 'scan', done: same.files.unchanged, total: same.files.unchanged });
         return same;
@@ -305,14 +311,15 @@ export class Vault {
    * vouched for, so the answer is the one a search after the check returns.
    */
   private async searchIfUnchanged(query: string, options: VaultSearchOptions): Promise<SearchResult[] | null> {
-    const { unchangedIndex, indexUri, isRemote, recordSearch } = await this.searchModules();
+    const { unchangedIndex, indexUri, isRemote, recordSearch, WarmCheck } = await this.searchModules();
     // A remote index always takes the full pass (fresh.ts): nothing to overlap.
     if (isRemote(indexUri(this.ctx))) return null;
     const embedder = await this.loadEmbedder(options.onNote);
     const opened = this.store !== undefined;
     const answer = this.searchIndex(query, { ...options, recordRecall: false }).catch(() => null);
     const want = { model: embedder?.model ?? 'none', dimensions: embedder?.dimensions ?? null, verify: false };
-    const same = await unchangedIndex(this.ctx, want).catch(() => null);
+    this.warm ??= new WarmCheck();
+    const same = await unchangedIndex(this.ctx, want, this.warm).catch(() => null);
     const results = await answer;
     if (same === null || results === null) {
       // Something changed: the reindex that follows may rebuild the table, so a handle opened just now is not kept.

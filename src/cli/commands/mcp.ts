@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { format } from 'node:util';
 import { VaultkeeperError, errorMessage } from '../../core/errors.js';
@@ -46,7 +47,7 @@ export async function run(globals: GlobalOptions, opts: McpOptions = {}): Promis
   // quiet, and those written before it started too (vault/idle-fold.ts), in each vault it opens.
   const open = async (root: string): Promise<Vault> => {
     const vault = await openVault({ vault: root });
-    const fold = new IdleFold(() => vault, (error) => log(`folding new rows into the full-text index of ${root} failed: ${errorMessage(error)}`));
+    const fold = new IdleFold(() => vault, (error) => log(`folding new rows into the full-text index of ${root} failed: ${errorMessage(error)}`), undefined, foldInChild);
     vault.onReindexed = () => fold.poke();
     fold.poke();
     folds.push(fold);
@@ -59,6 +60,22 @@ export async function run(globals: GlobalOptions, opts: McpOptions = {}): Promis
   } finally {
     await Promise.all(folds.map((fold) => fold.close()));
   }
+}
+
+/**
+ * The idle fold in a child process of this same CLI: LanceDB's compaction at a million facts grew a process by
+ * ~500-650 MB that the allocator never returned, and this process lives for hours (docs/benchmarks.md).
+ */
+function foldInChild(vault: Vault): Promise<void> {
+  const cli = process.argv[1];
+  if (cli === undefined) return vault.reindex({ foldIn: true, lockWaitMs: 0 }).then(() => undefined);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [cli, '--vault', vault.root, 'reindex', '--fold-in'], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+      // The table the child compacted is read afresh: the old handle's caches held the old full-text index too.
+      if (error === null) resolve(vault.close());
+      else reject(new Error(String(stderr).trim().split('\n')[0] || error.message));
+    });
+  });
 }
 
 function servedLine(vaults: ServedVaults): string {

@@ -1,10 +1,15 @@
-import { openVault } from '../../vault/vault.js';
+import { VaultkeeperError } from '../../core/errors.js';
+import { openVault, type Vault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../options.js';
 import { note, plural, printJson, printLine } from '../output.js';
 import { progressBar } from '../progress.js';
 
-export async function run(opts: { clear?: boolean; json?: boolean }, globals: GlobalOptions): Promise<void> {
+export async function run(opts: { clear?: boolean; json?: boolean; foldIn?: boolean }, globals: GlobalOptions): Promise<void> {
   const vault = await openVault({ vault: globals.vault });
+  if (opts.foldIn) {
+    await foldIn(vault);
+    return;
+  }
   const bar = progressBar();
   const result = await vault.reindex({
     clear: opts.clear ?? false,
@@ -26,4 +31,13 @@ export async function run(opts: { clear?: boolean; json?: boolean }, globals: Gl
       `${result.added} written, ${result.removed} removed, ${result.embedded} embedded in ${result.ms} ms`,
   );
   printLine(`files: ${f.indexed} new, ${f.updated} updated, ${f.unchanged} unchanged, ${f.removed} removed, ${f.skipped} skipped`);
+}
+
+/** The idle fold of a long-lived process (vault/idle-fold.ts), done here: another indexer at work is no failure. */
+async function foldIn(vault: Vault): Promise<void> {
+  try {
+    await vault.reindex({ foldIn: true, lockWaitMs: 0 });
+  } catch (error) {
+    if (!(error instanceof VaultkeeperError && error.code === 'VK_LOCKED')) throw error;
+  }
 }
