@@ -62,6 +62,9 @@ interface Checks {
   unacknowledgedPresent: number;
   vaultsWithOverlappingDreams: number;
   dreamAttempts: number;
+  /** Dream attempts that failed before dreaming, with their reasons (distinct, counted). */
+  refusedAttempts: number;
+  refusedReasons: string[];
   doctorFailures: string[];
   remotesBehind: number;
 }
@@ -241,9 +244,14 @@ async function idsInRemote(remote: string): Promise<Map<string, number>> {
   return counts;
 }
 
-/** Per vault, the dream attempts as [start, end] from the workers' lines; a killed attempt ends at the kill. */
-function dreamIntervals(workers: readonly Proc[], kills: ReadonlyMap<Proc, number>): Map<string, Array<[number, number]>> {
+/**
+ * Per vault, the dream attempts as [start, end] from the workers' lines; a killed attempt ends at the kill. An attempt
+ * that failed (e.g. refused by the vault's lock because its job expired and was retried while the first still ran)
+ * is counted apart, with its reason: it ran no dream.
+ */
+function dreamIntervals(workers: readonly Proc[], kills: ReadonlyMap<Proc, number>): { byVault: Map<string, Array<[number, number]>>; refused: string[] } {
   const byVault = new Map<string, Array<[number, number]>>();
+  const refused: string[] = [];
   for (const worker of workers) {
     const open = new Map<string, { vault: string; at: number }>();
     for (const { at, text } of worker.lines) {
@@ -252,17 +260,17 @@ function dreamIntervals(workers: readonly Proc[], kills: ReadonlyMap<Proc, numbe
         open.set(start[1]!, { vault: start[2]!, at });
         continue;
       }
-      const end = /job dream (\S+) (?:done|failed)/.exec(text);
+      const end = /job dream (\S+) (done|failed)(?: in \d+ ms: (.*))?/.exec(text);
       const began = end === null ? undefined : open.get(end[1]!);
-      if (began !== undefined) {
-        open.delete(end![1]!);
-        byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, at]]);
-      }
+      if (began === undefined) continue;
+      open.delete(end![1]!);
+      if (end![2] === 'failed') refused.push(end![3] ?? 'failed');
+      else byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, at]]);
     }
     // Still open: the worker was killed (its attempt ends there) or it was stopped mid-job.
     for (const began of open.values()) byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, kills.get(worker) ?? Date.now()]]);
   }
-  return byVault;
+  return { byVault, refused };
 }
 
 export async function measureServerLoad(base: string, options: ServerLoadOptions): Promise<ServerLoadResult> {
@@ -279,8 +287,10 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
     HOME: path.join(dir, 'home'),
     LANCE_CPU_THREADS: '2',
     VAULTKEEPER_MACHINE: SERVER_MACHINE,
-    // A dream whose worker died is found lost after 45 s and retried a second later.
-    VAULTKEEPER_JOB_EXPIRE_S: '45',
+    // A dream whose worker died is found lost after 120 s and retried a second later. pg-boss 10 has no heartbeat:
+    // the expiry must outlast the slowest dream on this (shared, loaded) machine, or a slow dream is retried beside
+    // itself (the vault's lock refuses the retry).
+    VAULTKEEPER_JOB_EXPIRE_S: '120',
     VAULTKEEPER_JOB_RETRY_DELAY_S: '1',
   };
   const settings = serverSettings(env);
@@ -465,7 +475,7 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
       if (n > 0) unacknowledgedPresent++;
       if (n > 1) unacknowledgedDoubled++;
     }
-    const intervals = dreamIntervals(workers, kills);
+    const { byVault: intervals, refused } = dreamIntervals(workers, kills);
     let overlapping = 0;
     let attempts = 0;
     for (const list of intervals.values()) {
@@ -511,6 +521,8 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
         unacknowledgedPresent,
         vaultsWithOverlappingDreams: overlapping,
         dreamAttempts: attempts,
+        refusedAttempts: refused.length,
+        refusedReasons: [...new Set(refused.map((r) => r.replace(/\d+/g, 'N').slice(0, 160)))],
         doctorFailures,
         remotesBehind,
       },
@@ -556,7 +568,8 @@ export function renderServerLoad(r: ServerLoadResult): string {
       ['acknowledged facts in their working copy\'s logs exactly once', `${c.acknowledged - c.missingOrDoubled} of ${c.acknowledged}`],
       ['… and in the remote\'s (after one sync per vault)', `${c.acknowledged - c.remoteMissingOrDoubled} of ${c.acknowledged}`],
       ['unanswered remembers found in the logs (at most once each)', `${c.unacknowledgedPresent} present, ${c.unacknowledgedDoubled} twice or more`],
-      ['vaults with two dreams at once (workers\' start/done lines)', `${c.vaultsWithOverlappingDreams} (of ${c.dreamAttempts} dream attempts)`],
+      ['vaults with two dreams at once (workers\' start/done lines)', `${c.vaultsWithOverlappingDreams} (of ${c.dreamAttempts} dreams run)`],
+      ['dream attempts that failed before dreaming', c.refusedAttempts === 0 ? '0' : `${c.refusedAttempts}: ${c.refusedReasons.slice(0, 2).join('; ')}`],
       ['working copies behind or ahead of their remote', String(c.remotesBehind)],
       ['`vaultkeeper doctor` failing', c.doctorFailures.length === 0 ? `0 of ${o.vaults}` : `${c.doctorFailures.length}: ${c.doctorFailures.slice(0, 3).join('; ')}`],
     ]),
