@@ -14,6 +14,8 @@
  *   --only search-scale  search at 10k-1M facts: in process beside the floor and qmd, the CLI, warm MCP (search-scale.ts)
  *   --scale-facts 10000,100000,300000,1000000 --scale-dir PATH (keeps the generated vaults for the next run)
  *   --only fsync       only remember and forget timed with fsync on and off (see fsync-cost.ts)   --fsync-runs 20
+ *   --only server-load  the hosted server under load, then crashes and checks (see server-load.ts)
+ *   --vaults 200 --clients 50 --seconds 120 --workers 4
  * Progress goes to stderr, the table to stdout. Figures are measured, never assumed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -37,6 +39,7 @@ import { measureLarge, renderLarge } from './large.js';
 import { measureSearchScale, renderSearchScale } from './search-scale.js';
 import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
 import { measureFsync, renderFsync } from './fsync-cost.js';
+import { measureServerLoad, renderServerLoad } from './server-load.js';
 import { createRandom } from './random.js';
 import { BENCHMARKS_DOC, REPO_ROOT, print, progress, writeSection } from './report.js';
 import { duration, machineInfo, markdownTable, mib, ms, summarize, type MachineInfo, type Summary } from './stats.js';
@@ -66,6 +69,7 @@ interface Settings {
   backlogSizes: number[];
   scaleFacts: number[];
   scaleDir: string | null;
+  serverLoad: { vaults: number; clients: number; seconds: number; workers: number };
 }
 
 interface Failure {
@@ -170,6 +174,10 @@ function settings(): Settings {
       'backlog-sizes': { type: 'string' },
       'scale-facts': { type: 'string' },
       'scale-dir': { type: 'string' },
+      vaults: { type: 'string' },
+      clients: { type: 'string' },
+      seconds: { type: 'string' },
+      workers: { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -202,6 +210,12 @@ function settings(): Settings {
     backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
     scaleFacts: (values['scale-facts'] ?? '10000,100000,300000,1000000').split(',').map((v) => int(v.trim(), 0, 'scale-facts')),
     scaleDir: values['scale-dir'] ?? null,
+    serverLoad: {
+      vaults: int(values.vaults, quick ? 20 : 200, 'vaults'),
+      clients: int(values.clients, quick ? 10 : 50, 'clients'),
+      seconds: int(values.seconds, quick ? 20 : 120, 'seconds'),
+      workers: int(values.workers, quick ? 2 : 4, 'workers'),
+    },
   };
 }
 
@@ -222,7 +236,7 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    const parts = ['dendron', 'large', 'dream-backlog', 'search-scale', 'fsync'];
+    const parts = ['dendron', 'large', 'dream-backlog', 'search-scale', 'fsync', 'server-load'];
     if (s.only !== null && !parts.includes(s.only)) throw new Error(`--only takes one of ${parts.join(', ')}, got '${s.only}'`);
     if (s.only === 'search-scale') {
       const scale = { facts: s.scaleFacts, dir: s.scaleDir ?? path.join(base, 'scale'), rounds: 5, cliRuns: 8, mcpRuns: 60 };
@@ -238,6 +252,16 @@ async function main(): Promise<void> {
       print(fsyncMarkdown);
       if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-fsync', fsyncMarkdown);
       if (s.only === 'fsync') return;
+    }
+    if (s.only === 'server-load') {
+      const loadMachine = machineInfo();
+      const load = await attempt('the server under load', () => measureServerLoad(base, { ...s.serverLoad, seed: s.seed, env }));
+      const loadMarkdown = failed(load)
+        ? `### The hosted server under load\n\nNot measured: ${load.error}`
+        : `${renderServerLoad(load)}\n\n${machineLine(loadMachine, os.loadavg()[0]!)}`;
+      print(loadMarkdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-server-load', loadMarkdown);
+      return;
     }
     if (s.only === 'dream-backlog') {
       const backlogMachine = machineInfo();

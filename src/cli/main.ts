@@ -25,6 +25,7 @@ const SERVER_ENV_HELP = [
   '  VAULTKEEPER_TENANT_TOKENS_PER_DAY, VAULTKEEPER_TENANT_COST_PER_DAY   default daily LLM caps of a tenant',
   '  VAULTKEEPER_LLM_CALLS_PER_MINUTE   LLM calls a minute, shared by every worker',
   '  VAULTKEEPER_JOB_EXPIRE_S, VAULTKEEPER_JOB_RETRY_DELAY_S, VAULTKEEPER_JOB_RETRY_LIMIT   a lost job is retried after (900 s), first retry delay (30 s, then backing off), retries (3)',
+  '  VAULTKEEPER_DREAM_EVERY_S, VAULTKEEPER_DIGEST_EVERY_S   every vault dreams / writes its digests this often (default: only when asked)',
 ].join('\n');
 
 /**

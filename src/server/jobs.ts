@@ -1,7 +1,7 @@
 /**
  * The job queue on Postgres (pg-boss, schema pgboss): dream, reindex, extract, digest and sync, each a queue.
- * A job row holds the vault's id and a few flags, never a token, a key or a fact. Dreams and reindexes are
- * `stately` queues keyed by vault: at most one queued and one active per vault, so two dreams of one vault never
+ * A job row holds the vault's id and a few flags, never a token, a key or a fact. Dreams, reindexes, syncs and
+ * digests are `stately` queues keyed by vault: at most one queued and one active per vault, so two dreams of one vault never
  * run at once and the indexer stays the only writer of a vault's index. A job whose worker dies stays active until
  * it expires (VAULTKEEPER_JOB_EXPIRE_S), then is retried with exponential backoff; a job due later is a start-after
  * time, so a run missed while no worker ran is taken at the next poll.
@@ -13,6 +13,12 @@ export const JOB_KINDS = ['dream', 'reindex', 'extract', 'digest', 'sync'] as co
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export const queueName = (kind: JobKind): string => `vk-${kind}`;
+
+/** Kinds with at most one job waiting and one running per vault (keyed by the vault). */
+const PER_VAULT: ReadonlySet<string> = new Set(['dream', 'reindex', 'sync', 'digest', 'schedule']);
+
+/** The ticks of recurring dreams and digests (schedule.ts): one waiting per vault and kind. */
+export const SCHEDULE_QUEUE = 'vk-schedule';
 
 export interface JobData {
   /** vk_vaults.id */
@@ -45,10 +51,10 @@ export async function openQueue(settings: ServerSettings, options: QueueOptions 
   // Errors of the maintenance loop (a lost connection) are retried by pg-boss; they must not crash the process.
   boss.on('error', () => undefined);
   await boss.start();
-  for (const kind of JOB_KINDS) {
+  for (const kind of [...JOB_KINDS, 'schedule' as const]) {
     const queue: PgBoss.Queue = {
-      name: queueName(kind),
-      policy: kind === 'dream' || kind === 'reindex' || kind === 'sync' ? 'stately' : 'standard',
+      name: kind === 'schedule' ? SCHEDULE_QUEUE : queueName(kind),
+      policy: PER_VAULT.has(kind) ? 'stately' : 'standard',
       retryLimit: settings.jobRetryLimit,
       retryDelay: settings.jobRetryDelaySeconds,
       retryBackoff: true,
@@ -61,7 +67,7 @@ export async function openQueue(settings: ServerSettings, options: QueueOptions 
     boss,
     async send(kind, data, sendOptions = {}) {
       const name = queueName(kind);
-      const singletonKey = kind === 'dream' || kind === 'reindex' || kind === 'sync' ? data.vault : undefined;
+      const singletonKey = PER_VAULT.has(kind) ? data.vault : undefined;
       const id = await boss.send(name, data, {
         ...(singletonKey === undefined ? {} : { singletonKey }),
         ...(sendOptions.startAfter === undefined ? {} : { startAfter: sendOptions.startAfter instanceof Date ? sendOptions.startAfter : sendOptions.startAfter }),

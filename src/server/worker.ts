@@ -11,6 +11,7 @@ import type { OpenVaults } from './copies.js';
 import type { Db } from './db.js';
 import { JOB_KINDS, queueName, type JobData, type JobKind, type Queue } from './jobs.js';
 import { vaultById, type VaultRow } from './registry.js';
+import { startScheduler } from './schedule.js';
 import type { ServerSettings } from './settings.js';
 
 export type Log = (line: string) => void;
@@ -101,8 +102,10 @@ export async function startWorkers(deps: WorkerDeps, options: { concurrency?: nu
       );
     }
   }
+  const scheduler = await startScheduler(deps.db, deps.queue, deps.settings, deps.log, options.pollingSeconds ?? 1);
   return {
     async stop() {
+      await scheduler.stop();
       await Promise.all(ids.map((id) => deps.queue.boss.offWork({ id }).catch(() => undefined)));
     },
   };
