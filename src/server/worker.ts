@@ -10,6 +10,7 @@ import { cappedExecutor } from './caps.js';
 import type { OpenVaults } from './copies.js';
 import type { Db } from './db.js';
 import { JOB_KINDS, queueName, type JobData, type JobKind, type Queue } from './jobs.js';
+import { LEASED_KINDS, withJobLease } from './lease.js';
 import { vaultById, type VaultRow } from './registry.js';
 import { startScheduler } from './schedule.js';
 import type { ServerSettings } from './settings.js';
@@ -90,7 +91,7 @@ export async function startWorkers(deps: WorkerDeps, options: { concurrency?: nu
           const started = Date.now();
           deps.log(`job ${kind} ${job.id} of vault ${job.data.vault} started`);
           try {
-            const output = await runJob(kind, job, deps);
+            const output = LEASED_KINDS.has(kind) ? await withJobLease(deps.settings.databaseUrl, kind, job.data.vault, () => runJob(kind, job, deps)) : await runJob(kind, job, deps);
             deps.log(`job ${kind} ${job.id} done in ${Date.now() - started} ms`);
             return output;
           } catch (error) {

@@ -1,0 +1,96 @@
+// A dream that outlives its job's expiry is retried by the queue beside the attempt still running (pg-boss has no
+// heartbeat; issue 28's load run saw one vault dream twice at once). Two workers with working copies of their own
+// (two hosts) share one queue: the retry lands on the second while the first still dreams, and the job lease
+// (src/server/lease.ts, a PostgreSQL advisory lock per kind and vault) must refuse it, so the model never
+// answers two dreams of the vault at once.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
+import { createToken, serverCli, serverEnv, startServerProcess, startWorkerProcess, type ServerProcess } from '../helpers/vk-server.js';
+
+const missing = postgresMissing();
+if (missing !== null) console.warn(`skipping the job lease test: ${missing}`);
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+
+describe.skipIf(missing !== null)('a dream retried past its expiry', () => {
+  let pgServer: Postgres;
+  let llm: FakeLlm;
+  let dir: string;
+  let env: Record<string, string>;
+  let token: string;
+  const processes: ServerProcess[] = [];
+  const cli = serverCli(() => env);
+
+  beforeAll(async () => {
+    pgServer = await startPostgres();
+    // Every call takes half a second and asks for no tool: the agent's dream makes its calls, then falls back
+    // offline, for many seconds in all — far past the 1 s expiry below.
+    llm = await startFakeLlm([], { fallback: { text: 'Nothing to do.', delayMs: 500 } });
+    dir = mkdtempSync(path.join(tmpdir(), 'vk-server-lease-'));
+    env = serverEnv(dir, pgServer.url, { VAULTKEEPER_JOB_EXPIRE_S: '1', VAULTKEEPER_JOB_RETRY_DELAY_S: '1', VAULTKEEPER_JOB_RETRY_LIMIT: '12' });
+    await cli(['server', 'vault', 'create', 'notes', '--tenant', 'ana']);
+    token = await createToken(cli, ['--tenant', 'ana', '--scope', 'read,write']);
+    const root = path.join(dir, 'data', 'vaults', 'ana', 'notes');
+    const file = path.join(root, '.vaultkeeper', 'config.yaml');
+    const doc = parseDocument(readFileSync(file, 'utf8'));
+    doc.setIn(['llm', 'base_url'], llm.baseUrl);
+    doc.setIn(['llm', 'model'], 'fake');
+    doc.setIn(['llm', 'max_attempts'], 1);
+    doc.setIn(['llm', 'fallback'], 'offline');
+    doc.setIn(['dream', 'max_retries'], 1);
+    writeFileSync(file, doc.toString());
+    execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: GIT_ENV });
+    // The canonical copy holds the setting, so the other host's clone dreams with the model too.
+    execFileSync('git', ['-C', root, 'push', '-q', 'origin', 'HEAD:main'], { env: GIT_ENV });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const p of processes) await p.stop();
+    await llm?.close();
+    await pgServer?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is refused on the other host while the first attempt runs, and the model never serves two dreams at once', async () => {
+    const server = await startServerProcess(env, ['--no-workers']);
+    processes.push(server);
+    const call = async (method: string, url: string, body?: unknown): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${server.url}/v1/vaults/notes/${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    await call('POST', 'remember', { facts: [{ text: 'Ana planted tomatoes in the garden', category: 'moment', date: '2026-03-02' }] });
+    await call('POST', 'dream', { force: true });
+
+    const first = await startWorkerProcess(env, ['--concurrency', '1']);
+    processes.push(first);
+    // The first attempt is under way (the model has its first call) before the other host starts polling.
+    const started = Date.now();
+    while (llm.requests.length === 0 && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
+    expect(llm.requests.length, first.log()).toBeGreaterThan(0);
+    const other = await startWorkerProcess({ ...env, VAULTKEEPER_SERVER_DATA: path.join(dir, 'data-other-host') }, ['--concurrency', '1']);
+    processes.push(other);
+
+    // The first attempt ends (its dream committed and pushed); the retries the other host refused meanwhile do not
+    // decide the job's final state (each refusal counts against its retry limit), the dream is what matters.
+    const deadline = Date.now() + 150_000;
+    while (!/job dream \S+ done in/.test(first.log()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const logs = `${first.log()}\n${other.log()}`;
+    expect(first.log(), logs).toMatch(/job dream \S+ done in/);
+    const subjects = execFileSync('git', ['--git-dir', path.join(dir, 'remotes', 'ana', 'notes.git'), 'log', '--format=%s', 'main'], { encoding: 'utf8' });
+    expect(subjects, logs).toMatch(/^dream/m);
+    expect(llm.peakInFlight, logs).toBe(1);
+    // The retry did reach the other host while the first attempt ran, and was refused there.
+    expect(other.log()).toMatch(/another dream of this vault is still running/);
+  }, 240_000);
+});
