@@ -47,14 +47,22 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisput
   // A fact waiting under an open conflict is disputed: it never stands in the lead (check disputed_lead).
   // `alsoDisputed`: facts under open conflicts elsewhere (a part that became a hub reads what its top hub disputes).
   const disputed = new Set([...alsoDisputed, ...page.sectionLines('Conflicts').flatMap((i) => (/^\s*- \[ \] /.test(page.lines[i]!) ? citedIds(page.lines[i]!) : []))]);
-  const stated = sources.flatMap(statementsOf).filter((s) => !s.ids.some((id) => disputed.has(id)));
   const current = page.sectionLines('Current').map((i) => page.lines[i]!).filter((l) => isItem(l) && citationsIn(l).length > 0);
+  const own = sources.flatMap(statementsOf).filter((s) => !s.ids.some((id) => disputed.has(id)));
+  // A page that only gathers what other pages say of it (a place, a pet, a friend named beside a speaker) is read
+  // through those mentions: it still opens by saying what it is (issue 25: every page starts with a lead).
+  const mentionsOnly = own.length === 0 && current.length === 0;
+  const stated = mentionsOnly ? sources.flatMap(mentionsOf).filter((s) => !s.ids.some((id) => disputed.has(id))) : own;
   if (stated.length === 0 && current.length === 0) return;
   const dates = [...stated.map((s) => s.date), ...current.flatMap((l) => citedDates(l))].filter((d) => d !== '').sort();
   const span = dates.length === 0 ? '' : monthWords(dates[0]!) === monthWords(dates.at(-1)!) ? ` (${monthWords(dates[0]!)})` : ` (${monthWords(dates[0]!)} to ${monthWords(dates.at(-1)!)})`;
   const count = `${stated.length + current.length} ${stated.length + current.length === 1 ? 'statement' : 'statements'}`;
   const whole = page.property('part_of');
-  const out: string[] = [whole === null ? `**${title}** is ${TYPE_WORDS[type]} with ${count} in this vault${span}.` : `**${title}** is part of ${whole.replace(/^"|"$/g, '')}, with ${count}${span}.`];
+  const out: string[] = [
+    whole === null
+      ? `**${title}** is ${TYPE_WORDS[type]} ${mentionsOnly ? 'named in' : 'with'} ${count} in this vault${span}.`
+      : `**${title}** is part of ${whole.replace(/^"|"$/g, '')}, with ${count}${span}.`,
+  ];
   // The parts are linked under `## Parts`, not here: a lead is read as a search result, and a list of links in it
   // is navigation that takes a reading budget's characters from content (issue 25).
   for (const line of current) {
@@ -120,6 +128,22 @@ function statementsOf(page: Page): Stated[] {
   });
   return out;
 }
+
+/** The statements of other pages a page lists under `## Mentions`, without their `(see [[Page]])`. */
+function mentionsOf(page: Page): Stated[] {
+  const out: Stated[] = [];
+  for (const i of page.sectionLines('Mentions')) {
+    const line = page.lines[i]!;
+    if (!isMention(line)) continue;
+    const body = withoutCitations(itemBody(line)).replace(SEE, '').trim();
+    if (body === '' || body.endsWith('?')) continue;
+    const topic = topicOf(body);
+    out.push({ body, cites: citationsIn(line), ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
+  }
+  return out;
+}
+
+const SEE = / \(see \[\[[^\]]+\]\]\)/;
 
 const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 

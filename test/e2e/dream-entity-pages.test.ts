@@ -70,6 +70,12 @@ describe('entity pages tell who and where', { timeout: 60_000 }, () => {
     expect(page).toMatch(/^- Amara Nwosu's home city: Valencia \(see \[\[Amara Nwosu\]\]\) \[\[2026-03-04#\^f-[0-9a-z]{10}\]\]$/m);
     expect(page).toMatch(/\[\[Diego Ruiz\]\]/);
     expect(page).toMatch(/\[\[Amara Nwosu\]\]/);
+    // A page of mentions only still opens with a lead that says what it is and quotes what is said of it, cited.
+    const lines = page.split('\n');
+    const lead = lines.find((l) => l.startsWith('**Valencia** is '));
+    expect(lead).toMatch(/^\*\*Valencia\*\* is a place named in \d+ statements in this vault \(March 2026\)\. .*Valencia\. \[\[2026-03-0\d#\^f-[0-9a-z]{10}\]\]/);
+    expect(lead).not.toContain('(see [[');
+    expect(lines.indexOf(lead!)).toBeLessThan(lines.findIndex((l) => l.startsWith('## ')));
   });
 });
 
