@@ -3,15 +3,13 @@
  * one machine; another tenant's dream calls the model, and its spend is metered to it in Postgres. The server runs
  * with its workers in the same process here (the default, without --no-workers).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { createToken, serverCli, serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, pointAtModel, serverCli, serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping server cap tests: ${missing}`);
@@ -61,16 +59,7 @@ describe.skipIf(missing !== null)('vaultkeeper server LLM caps', () => {
     for (const tenant of ['ana', 'bob']) {
       await cli(['server', 'vault', 'create', 'notes', '--tenant', tenant]);
       tokens[tenant] = await createToken(cli, ['--tenant', tenant, '--scope', 'read,write']);
-      const root = path.join(dir, 'data', 'vaults', tenant, 'notes');
-      const file = path.join(root, '.vaultkeeper', 'config.yaml');
-      const doc = parseDocument(readFileSync(file, 'utf8'));
-      doc.setIn(['llm', 'base_url'], llm.baseUrl);
-      doc.setIn(['llm', 'model'], 'fake');
-      doc.setIn(['llm', 'max_attempts'], 1);
-      doc.setIn(['llm', 'fallback'], 'offline');
-      doc.setIn(['dream', 'max_retries'], 1);
-      writeFileSync(file, doc.toString());
-      execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+      pointAtModel(path.join(dir, 'data', 'vaults', tenant, 'notes'), llm.baseUrl);
     }
     await cli(['server', 'tenant', 'ana', '--tokens-per-day', '0']);
     server = await startServerProcess(env);

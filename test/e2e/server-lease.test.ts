@@ -4,19 +4,16 @@
 // (src/server/lease.ts, a PostgreSQL advisory lock per kind and vault) must refuse it, so the model never
 // answers two dreams of the vault at once.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { createToken, serverCli, serverEnv, startServerProcess, startWorkerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, pointAtModel, serverCli, serverEnv, startServerProcess, startWorkerProcess, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping the job lease test: ${missing}`);
-
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
 
 describe.skipIf(missing !== null)('a dream retried past its expiry', () => {
   let pgServer: Postgres;
@@ -36,18 +33,8 @@ describe.skipIf(missing !== null)('a dream retried past its expiry', () => {
     env = serverEnv(dir, pgServer.url, { VAULTKEEPER_JOB_EXPIRE_S: '1', VAULTKEEPER_JOB_RETRY_DELAY_S: '1', VAULTKEEPER_JOB_RETRY_LIMIT: '12' });
     await cli(['server', 'vault', 'create', 'notes', '--tenant', 'ana']);
     token = await createToken(cli, ['--tenant', 'ana', '--scope', 'read,write']);
-    const root = path.join(dir, 'data', 'vaults', 'ana', 'notes');
-    const file = path.join(root, '.vaultkeeper', 'config.yaml');
-    const doc = parseDocument(readFileSync(file, 'utf8'));
-    doc.setIn(['llm', 'base_url'], llm.baseUrl);
-    doc.setIn(['llm', 'model'], 'fake');
-    doc.setIn(['llm', 'max_attempts'], 1);
-    doc.setIn(['llm', 'fallback'], 'offline');
-    doc.setIn(['dream', 'max_retries'], 1);
-    writeFileSync(file, doc.toString());
-    execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: GIT_ENV });
-    // The canonical copy holds the setting, so the other host's clone dreams with the model too.
-    execFileSync('git', ['-C', root, 'push', '-q', 'origin', 'HEAD:main'], { env: GIT_ENV });
+    // The canonical copy holds the setting too, so the other host's clone dreams with the model.
+    pointAtModel(path.join(dir, 'data', 'vaults', 'ana', 'notes'), llm.baseUrl, { push: true });
   }, 120_000);
 
   afterAll(async () => {

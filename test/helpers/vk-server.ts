@@ -1,6 +1,8 @@
 /** The hosted server (`vaultkeeper server` / `vaultkeeper worker`) as a child process of a test, on a free port of 127.0.0.1. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseDocument } from 'yaml';
 import { CLI, runCli } from './cli.js';
 
 export interface ServerProcess {
@@ -87,4 +89,23 @@ export function serverCli(env: () => Record<string, string>): (args: string[]) =
 /** `server token create ARGS`: the token, which it prints once as its last line. */
 export async function createToken(cli: (args: string[]) => Promise<string>, args: string[]): Promise<string> {
   return (await cli(['server', 'token', 'create', ...args])).trimEnd().split('\n').at(-1)!;
+}
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+
+/**
+ * Points a hosted vault's working copy at a (scripted) model, one attempt a call, offline when it fails, and commits
+ * that as a person's change; `push` also sends it to the canonical copy (for a worker on another host).
+ */
+export function pointAtModel(root: string, baseUrl: string, options: { push?: boolean } = {}): void {
+  const file = path.join(root, '.vaultkeeper', 'config.yaml');
+  const doc = parseDocument(readFileSync(file, 'utf8'));
+  doc.setIn(['llm', 'base_url'], baseUrl);
+  doc.setIn(['llm', 'model'], 'fake');
+  doc.setIn(['llm', 'max_attempts'], 1);
+  doc.setIn(['llm', 'fallback'], 'offline');
+  doc.setIn(['dream', 'max_retries'], 1);
+  writeFileSync(file, doc.toString());
+  execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: GIT_ENV });
+  if (options.push === true) execFileSync('git', ['-C', root, 'push', '-q', 'origin', 'HEAD:main'], { env: GIT_ENV });
 }
