@@ -269,7 +269,7 @@ export class IndexStore {
   /**
    * A check that the table's files are readable: one row through every column (cheap: every freshness pass
    * does it), then, with `indexes`, each index the way search uses it (a full-text match of a word that row
-   * holds, on both text fields; a lookup through the key and path btrees), so a damaged file under
+   * holds, on both text fields; a lookup through the key, path and subject btrees), so a damaged file under
    * _indices/ shows here and not only at the next search.
    */
   async probe(indexes: boolean): Promise<void> {
@@ -283,6 +283,8 @@ export class IndexStore {
     }
     await this.table.query().where(`key = ${sqlString(String(row.key))}`).select(['key']).limit(1).toArray();
     await this.table.query().where(`path = ${sqlString(String(row.path))}`).select(['key']).limit(1).toArray();
+    // The subject btree too (keyed lookups): a damaged one would otherwise show only at a search naming a subject.
+    await this.table.query().where(`subject = ${sqlString(typeof row.subject === 'string' ? row.subject : 'probe')}`).select(['key']).limit(1).toArray();
   }
 
   /** Every row's key and path (for drift checks). */
