@@ -10,7 +10,7 @@ import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/cit
 import { monthWords } from '../text/date-words.js';
 import { isItem, itemBody, subjectOf, type Page } from './page.js';
 import { TOPICS, topicOf } from './topics.js';
-import { isMention } from './mentions.js';
+import { isMention, mentionSaid } from './mentions.js';
 import { byText } from '../text/compare.js';
 
 /** Statements quoted in a lead, beyond the current values. */
@@ -135,15 +135,13 @@ function mentionsOf(page: Page): Stated[] {
   for (const i of page.sectionLines('Mentions')) {
     const line = page.lines[i]!;
     if (!isMention(line)) continue;
-    const body = withoutCitations(itemBody(line)).replace(SEE, '').trim();
+    const body = mentionSaid(line);
     if (body === '' || body.endsWith('?')) continue;
     const topic = topicOf(body);
     out.push({ body, cites: citationsIn(line), ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
   }
   return out;
 }
-
-const SEE = / \(see \[\[[^\]]+\]\]\)/;
 
 const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 

@@ -24,6 +24,8 @@ const OPEN_CONFLICT_RE = /^\s*- \[ \] \*\*/;
 const NOT_STATED = new Set(['Mentions', 'Related', 'Parts', 'Conflicts']);
 
 export const isMention = (line: string): boolean => isItem(line) && SEE_RE.test(line) && citedIds(line).length > 0;
+/** A mention's statement as written, without its `(see [[Page]])` and its citations. */
+export const mentionSaid = (line: string): string => withoutCitations(itemBody(line).replace(SEE_RE, '')).trim();
 
 /** A page's mention lines are compared once per fact that reaches it: each line is normalized once. */
 const saidCache = new Map<string, string>();

@@ -7,11 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withoutCitations } from '../text/citation.js';
+import { MEMORY_FILE } from '../dream/memory.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { isForgottenLine } from './lines.js';
 import type { TombstoneSet } from './tombstones.js';
 
-const MEMORY_FILE = 'MEMORY.md';
 /** A MEMORY.md item: `- text — [[Page]]`; the recalled pages' pointers have no text of a fact. */
 const ITEM = /^- (.*) — \[\[[^\]]+\]\]$/;
 const HEADING = /^## /;
