@@ -26,6 +26,7 @@ const SERVER_ENV_HELP = [
   '  VAULTKEEPER_LLM_CALLS_PER_MINUTE   LLM calls a minute, shared by every worker',
   '  VAULTKEEPER_JOB_EXPIRE_S, VAULTKEEPER_JOB_RETRY_DELAY_S, VAULTKEEPER_JOB_RETRY_LIMIT   a lost job is retried after (900 s), first retry delay (30 s, then backing off), retries (3)',
   '  VAULTKEEPER_DREAM_EVERY_S, VAULTKEEPER_DIGEST_EVERY_S   every vault dreams / writes its digests this often (default: only when asked)',
+  '  VAULTKEEPER_JOB_LEASE_TIMEOUT_S   a worker silent this long (hung, stopped) loses the lease of its job to another worker (120 s)',
 ].join('\n');
 
 /**

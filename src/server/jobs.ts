@@ -24,6 +24,8 @@ export interface JobData {
   /** vk_vaults.id */
   vault: string;
   force?: boolean;
+  /** How many times a job of this vault and kind was refused by the lease and queued again (worker.ts `requeue`). */
+  deferred?: number;
 }
 
 export interface Queue {

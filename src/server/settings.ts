@@ -28,6 +28,8 @@ export interface ServerSettings {
   /** How long a job waits before its first retry; later retries back off exponentially. */
   jobRetryDelaySeconds: number;
   jobRetryLimit: number;
+  /** A job's lease (lease.ts) ends when its worker is silent this long (hung, stopped): its job may then run elsewhere. */
+  jobLeaseTimeoutSeconds: number;
   /** Every vault's dream and digest recur this often (schedule.ts); null: only when asked. */
   dreamEverySeconds: number | null;
   digestEverySeconds: number | null;
@@ -65,6 +67,7 @@ export function serverSettings(env: Env = process.env): ServerSettings {
     jobExpireSeconds: number(env, 'VAULTKEEPER_JOB_EXPIRE_S', 900, 1)!,
     jobRetryDelaySeconds: number(env, 'VAULTKEEPER_JOB_RETRY_DELAY_S', 30, 0)!,
     jobRetryLimit: number(env, 'VAULTKEEPER_JOB_RETRY_LIMIT', 3, 0)!,
+    jobLeaseTimeoutSeconds: number(env, 'VAULTKEEPER_JOB_LEASE_TIMEOUT_S', 120, 1)!,
     dreamEverySeconds: number(env, 'VAULTKEEPER_DREAM_EVERY_S', null, 1),
     digestEverySeconds: number(env, 'VAULTKEEPER_DIGEST_EVERY_S', null, 1),
   };
