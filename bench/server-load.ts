@@ -48,6 +48,8 @@ interface Crash {
   killedDreamRetries: number | null;
   /** Remembers in flight when the API was killed: answered before, and never answered. */
   apiInflight: number;
+  /** When the API was killed: right after the first remember was answered. */
+  apiKilledAfterMs: number;
   apiAnswered: number;
   apiUnanswered: number;
 }
@@ -65,6 +67,9 @@ interface Checks {
   /** Dream attempts that failed before dreaming, with their reasons (distinct, counted). */
   refusedAttempts: number;
   refusedReasons: string[];
+  /** Dream attempts refused by the job lease and re-queued (worker.ts `requeue`); attempts that found their lease lost. */
+  requeuedAttempts: number;
+  leaseLostAttempts: number;
   doctorFailures: string[];
   remotesBehind: number;
 }
@@ -246,31 +251,42 @@ async function idsInRemote(remote: string): Promise<Map<string, number>> {
 
 /**
  * Per vault, the dream attempts as [start, end] from the workers' lines; a killed attempt ends at the kill. An attempt
- * that failed (e.g. refused by the vault's lock because its job expired and was retried while the first still ran)
- * is counted apart, with its reason: it ran no dream.
+ * that failed, or was refused by the job lease (its job expired and was retried while the first still ran; it is
+ * re-queued), is counted apart: it ran no dream. One job id may start twice in one worker (pg-boss gives up waiting
+ * for a handler at its expiry and fetches again while the first handler runs on): a refusal closes the newest
+ * attempt of that id, a done or failed line the oldest.
  */
-function dreamIntervals(workers: readonly Proc[], kills: ReadonlyMap<Proc, number>): { byVault: Map<string, Array<[number, number]>>; refused: string[] } {
+function dreamIntervals(workers: readonly Proc[], kills: ReadonlyMap<Proc, number>): { byVault: Map<string, Array<[number, number]>>; refused: string[]; requeued: number; leaseLost: number } {
   const byVault = new Map<string, Array<[number, number]>>();
   const refused: string[] = [];
+  let requeued = 0;
+  let leaseLost = 0;
   for (const worker of workers) {
-    const open = new Map<string, { vault: string; at: number }>();
+    const open = new Map<string, Array<{ vault: string; at: number }>>();
     for (const { at, text } of worker.lines) {
       const start = /job dream (\S+) of vault (\S+) started/.exec(text);
       if (start !== null) {
-        open.set(start[1]!, { vault: start[2]!, at });
+        open.set(start[1]!, [...(open.get(start[1]!) ?? []), { vault: start[2]!, at }]);
+        continue;
+      }
+      if (/job dream \S+: the job lease was lost/.test(text)) leaseLost++;
+      const busy = /job dream (\S+) refused: /.exec(text);
+      if (busy !== null) {
+        if (open.get(busy[1]!)?.pop() !== undefined) requeued++;
         continue;
       }
       const end = /job dream (\S+) (done|failed)(?: in \d+ ms: (.*))?/.exec(text);
-      const began = end === null ? undefined : open.get(end[1]!);
+      const began = end === null ? undefined : open.get(end[1]!)?.shift();
       if (began === undefined) continue;
-      open.delete(end![1]!);
       if (end![2] === 'failed') refused.push(end![3] ?? 'failed');
       else byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, at]]);
     }
     // Still open: the worker was killed (its attempt ends there) or it was stopped mid-job.
-    for (const began of open.values()) byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, kills.get(worker) ?? Date.now()]]);
+    for (const list of open.values()) {
+      for (const began of list) byVault.set(began.vault, [...(byVault.get(began.vault) ?? []), [began.at, kills.get(worker) ?? Date.now()]]);
+    }
   }
-  return { byVault, refused };
+  return { byVault, refused, requeued, leaseLost };
 }
 
 export async function measureServerLoad(base: string, options: ServerLoadOptions): Promise<ServerLoadResult> {
@@ -432,7 +448,10 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
         unacknowledged.set(text, row);
       }
     });
-    await new Promise((r) => setTimeout(r, 150));
+    // Killed right after the first answer (an acknowledged commit), with the others still in flight.
+    const sent = Date.now();
+    while (answered === 0 && Date.now() - sent < 60_000) await new Promise((r) => setTimeout(r, 2));
+    const killedAfterMs = Date.now() - sent;
     api.child.kill('SIGKILL');
     await Promise.all(inflight);
     await api.exited;
@@ -475,7 +494,7 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
       if (n > 0) unacknowledgedPresent++;
       if (n > 1) unacknowledgedDoubled++;
     }
-    const { byVault: intervals, refused } = dreamIntervals(workers, kills);
+    const { byVault: intervals, refused, requeued, leaseLost } = dreamIntervals(workers, kills);
     let overlapping = 0;
     let attempts = 0;
     for (const list of intervals.values()) {
@@ -512,7 +531,7 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
       dreamsFailed: dreams.filter((j) => j.state === 'failed').length,
       drainSeconds,
       cpuSeconds: cpu,
-      crash: { killedDreamJob, killedDreamState: killed?.state ?? null, killedDreamRetries: killed?.retry_count ?? null, apiInflight: Math.min(40, rows.length), apiAnswered: answered, apiUnanswered: unanswered },
+      crash: { killedDreamJob, killedDreamState: killed?.state ?? null, killedDreamRetries: killed?.retry_count ?? null, apiInflight: Math.min(40, rows.length), apiKilledAfterMs: killedAfterMs, apiAnswered: answered, apiUnanswered: unanswered },
       checks: {
         acknowledged: acknowledged.size,
         missingOrDoubled,
@@ -523,6 +542,8 @@ export async function measureServerLoad(base: string, options: ServerLoadOptions
         dreamAttempts: attempts,
         refusedAttempts: refused.length,
         refusedReasons: [...new Set(refused.map((r) => r.replace(/\d+/g, 'N').slice(0, 160)))],
+        requeuedAttempts: requeued,
+        leaseLostAttempts: leaseLost,
         doctorFailures,
         remotesBehind,
       },
@@ -561,7 +582,7 @@ export function renderServerLoad(r: ServerLoadResult): string {
     `Queue wait is a job's start minus the later of its creation and its start-after time. Dreams: ${r.dreamsCompleted} completed, ${r.dreamsFailed} failed; the queue drained ${r.drainSeconds.toFixed(0)} s after the load ended.`,
     '',
     `Crashes: a worker killed (SIGKILL) as dream job ${r.crash.killedDreamJob ?? '(none started)'} began; that job ended ${r.crash.killedDreamState ?? 'unknown'} after ${r.crash.killedDreamRetries ?? '?'} retries. ` +
-      `The API killed 150 ms after ${r.crash.apiInflight} remembers were sent: ${r.crash.apiAnswered} answered before, ${r.crash.apiUnanswered} never answered.`,
+      `The API killed (SIGKILL) ${r.crash.apiKilledAfterMs} ms after ${r.crash.apiInflight} remembers were sent, as the first was answered: ${r.crash.apiAnswered} answered before, ${r.crash.apiUnanswered} never answered.`,
     '',
     markdownTable([
       ['check', 'result'],
@@ -569,7 +590,8 @@ export function renderServerLoad(r: ServerLoadResult): string {
       ['… and in the remote\'s (after one sync per vault)', `${c.acknowledged - c.remoteMissingOrDoubled} of ${c.acknowledged}`],
       ['unanswered remembers found in the logs (at most once each)', `${c.unacknowledgedPresent} present, ${c.unacknowledgedDoubled} twice or more`],
       ['vaults with two dreams at once (workers\' start/done lines)', `${c.vaultsWithOverlappingDreams} (of ${c.dreamAttempts} dreams run)`],
-      ['dream attempts that failed before dreaming', c.refusedAttempts === 0 ? '0' : `${c.refusedAttempts}: ${c.refusedReasons.slice(0, 2).join('; ')}`],
+      ['dream attempts that failed', c.refusedAttempts === 0 ? '0' : `${c.refusedAttempts}: ${c.refusedReasons.slice(0, 2).join('; ')}`],
+      ['dream attempts refused by the job lease (re-queued); attempts that lost their lease', `${c.requeuedAttempts}; ${c.leaseLostAttempts}`],
       ['working copies behind or ahead of their remote', String(c.remotesBehind)],
       ['`vaultkeeper doctor` failing', c.doctorFailures.length === 0 ? `0 of ${o.vaults}` : `${c.doctorFailures.length}: ${c.doctorFailures.slice(0, 3).join('; ')}`],
     ]),
