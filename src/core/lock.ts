@@ -151,8 +151,10 @@ function parseOwner(text: string): Owner | undefined {
 
 async function recordOwner(target: string, release: () => Promise<void>, lost: () => boolean): Promise<() => Promise<void>> {
   const ownerFile = `${target}.owner`;
+  let mine: DirIdentity | null = null;
   try {
     const { dir, born } = await lockIdentity(`${target}.lock`);
+    mine = { dir, born };
     const temp = `${ownerFile}.${process.pid}.tmp`;
     // wx: never written through a link left at the temp name (the locks folder itself is confined).
     await rm(temp, { force: true });
@@ -162,9 +164,41 @@ async function recordOwner(target: string, release: () => Promise<void>, lost: (
     // Without an owner record the lock is still held; a crash then costs the 15 s staleness wait.
   }
   return async () => {
-    if (!lost()) await rm(ownerFile, { force: true });
+    if (lost()) {
+      if (mine !== null) await releaseLost(target, mine);
+      return;
+    }
+    await rm(ownerFile, { force: true });
     await release();
   };
+}
+
+/**
+ * The release of a lock proper-lockfile gave up on (its mtime refresh found the folder gone or its mtime not its
+ * own). While the folder there is still the one this holder made, no one else has it — a live holder's lock is never
+ * taken over — so it is removed as a release would: left in place, it would stand for a live process until that
+ * process exits (a worker serving many jobs held its vault that way in issue 28's load run). A folder made since by
+ * another holder, or none, is left alone. Renamed aside first and checked, as a takeover does.
+ */
+async function releaseLost(target: string, mine: DirIdentity): Promise<void> {
+  const lockDir = `${target}.lock`;
+  const aside = `${lockDir}.released-${process.pid}`;
+  try {
+    const seen = await lockIdentity(lockDir);
+    if (!sameDir(seen, mine)) return;
+    await rm(aside, { recursive: true, force: true });
+    await rename(lockDir, aside);
+    const taken = await lockIdentity(aside);
+    if (!sameDir(taken, mine)) {
+      await rename(aside, lockDir).catch(() => undefined);
+      return;
+    }
+    const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
+    if (owner !== undefined && sameDir(mine, owner) && owner.pid === process.pid) await rm(`${target}.owner`, { force: true });
+    await rm(aside, { recursive: true, force: true });
+  } catch {
+    // Gone already, or not ours: nothing to release.
+  }
 }
 
 /**

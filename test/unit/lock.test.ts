@@ -52,6 +52,18 @@ describe('the write lock', () => {
     await again();
   });
 
+  it('releases a lock whose mtime refresh found it touched by someone else (proper-lockfile gives it up): the next writer gets it at once', async () => {
+    const root = await tempDir();
+    const release = await acquireLock(root, 'write');
+    // An mtime not its own makes proper-lockfile's next refresh (every 5 s) call the lock compromised.
+    await age(path.join(root, LOCKS, 'write.lock'), 120);
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    await release();
+    await expect(stat(path.join(root, LOCKS, 'write.lock'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const again = await acquireLock(root, 'write', { waitMs: 300 });
+    await again();
+  }, 20_000);
+
   it('takes over a dead holder at once', async () => {
     const root = await tempDir();
     await deadHolderLock(root);
