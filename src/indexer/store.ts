@@ -8,12 +8,12 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { byCodeUnit } from '../text/compare.js';
 import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
+import { ranked, rankedByIds, type ScoredIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -212,12 +212,21 @@ export class IndexStore {
     if ((await this.current()) === null || words === '') return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
     const run = async (where: string | null): Promise<ShownHit[]> => {
-      const { hits, enough } = await ranked(async (size) => {
+      const search = (size: number): Lance.Query => {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
-        let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(size);
-        if (where !== null) q = q.where(where);
-        return fetchRows(q, size, '_score');
-      }, limit, 'descending', this.fetchFactor.text);
+        const q = this.table!.query().fullTextSearch(fts).limit(size);
+        return where === null ? q : q.where(where);
+      };
+      // Scores and row ids first, the rows' JSON by id after (ranked.ts); the one-query way if the table changed between.
+      const { hits, enough } =
+        (await rankedByIds(
+          async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
+          async (ids) => fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown'])),
+          shownHit,
+          limit,
+          'descending',
+          this.fetchFactor.text,
+        )) ?? (await ranked(async (size) => fetchRows(search(size).select(['shown', '_score']), size, '_score'), shownHit, limit, 'descending', this.fetchFactor.text));
       this.fetchFactor.text = enough / limit;
       return hits;
     };
@@ -239,7 +248,7 @@ export class IndexStore {
       let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
       if (where !== null) q = q.where(where);
       return fetchRows(q, size, '_distance');
-    }, limit, 'ascending', this.fetchFactor.vector);
+    }, shownHit, limit, 'ascending', this.fetchFactor.vector);
     this.fetchFactor.vector = enough / limit;
     return hits;
   }
@@ -387,49 +396,6 @@ const UNCOMPRESSED = new Set(['shown', 'content', 'context']);
 type ShownHit = Hit & { archived: boolean };
 
 /**
- * At least this share more candidates are fetched than kept, so a run of equal scores at the cut is usually whole
- * in one query (on the Dendron vault a tie at the 50th hit ran at most 7 further, docs/benchmarks.md).
- */
-const TIE_MARGIN = 0.2;
-/** However long a tie at the cut runs, fetching stops at this many times the limit. */
-const TIE_MAX_GROWTH = 16;
-
-/**
- * The best `limit` rows of `fetch`, by score (`raw`) then key. LanceDB cuts a run of equal scores at its limit
- * arbitrarily: which of the tied rows come back varies from run to run and between two builds of the same
- * files. So more rows are fetched than kept (`factor` times the limit, at least TIE_MARGIN more); when the last
- * fetched still ties with the last kept, the tied run may go on past what was fetched, and the fetch doubles
- * until it ends. The cut then falls in key order, and the hits are the same every time, whatever the factor
- * (up to TIE_MAX_GROWTH times the limit). `enough`: the fetch that would have held this query's tied run with
- * the margin to spare, where the next query may start. A row's JSON is parsed only when it is kept or its key
- * breaks a tie: the rows fetched past the cut are there for their scores.
- */
-async function ranked(
-  fetch: (size: number) => Promise<ResultRows>,
-  limit: number,
-  order: 'descending' | 'ascending',
-  factor: number,
-): Promise<{ hits: ShownHit[]; enough: number }> {
-  const sign = order === 'descending' ? -1 : 1;
-  const least = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN));
-  for (let size = Math.max(least, Math.ceil(limit * factor)); ; size *= 2) {
-    const { shown, raw } = await fetch(size);
-    const parsed: Array<ShownHit | undefined> = [];
-    const hit = (i: number): ShownHit => (parsed[i] ??= shownHit(shown[i]!, raw[i]!));
-    // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
-    const byRank = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!) || byCodeUnit(hit(a).key, hit(b).key));
-    const scoreAt = (rank: number): number | undefined => (rank < byRank.length ? raw[byRank[rank]!] : undefined);
-    const cut = scoreAt(limit - 1);
-    const whole = byRank.length < size || scoreAt(size - 1) !== cut;
-    if (whole || size >= limit * TIE_MAX_GROWTH) {
-      let end = limit;
-      while (end < byRank.length && scoreAt(end) === cut) end++;
-      return { hits: byRank.slice(0, limit).map(hit), enough: Math.max(least, Math.ceil(end * (1 + TIE_MARGIN))) };
-    }
-  }
-}
-
-/**
  * LanceDB's native query under its JavaScript builder (the builder's `inner`; query.js drives it the same way in
  * toArrow): executed directly, it hands over each batch as an Arrow IPC buffer, which `readIpc` reads without
  * building Arrow tables. Only its calls used here.
@@ -438,7 +404,7 @@ interface NativeQuery {
   execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<{ next(): Promise<Buffer | null> }>;
 }
 
-function nativeQuery(query: Lance.Query | Lance.VectorQuery): NativeQuery | null {
+function nativeQuery(query: Lance.Query | Lance.VectorQuery | Lance.TakeQuery): NativeQuery | null {
   const inner = (query as unknown as { inner?: unknown }).inner;
   return typeof inner === 'object' && inner !== null && typeof (inner as Partial<NativeQuery>).execute === 'function' ? (inner as NativeQuery) : null;
 }
@@ -471,12 +437,16 @@ async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, r
  * Every row of a query, as a list of values a column (`want`: the columns and their types): read from the native
  * query's IPC buffers without Arrow (`readIpcColumns`), a buffer it declines decoded by Arrow.
  */
-async function fetchColumns(query: Lance.Query, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
+async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
   const out: Record<string, Cell[]> = Object.fromEntries(Object.keys(want).map((name) => [name, []]));
   const decode = (batch: Arrow.RecordBatch): void => {
     for (const name of Object.keys(want)) {
       const column = batch.getChild(name);
-      for (let i = 0; i < batch.numRows; i++) out[name]!.push((column?.get(i) as Cell | undefined) ?? null);
+      for (let i = 0; i < batch.numRows; i++) {
+        const value = column?.get(i) as Cell | bigint | undefined;
+        // A row id (UInt64) comes from Arrow as a bigint: a number, as readIpcColumns reads it.
+        out[name]!.push(typeof value === 'bigint' ? Number(value) : (value ?? null));
+      }
     }
   };
   const native = nativeQuery(query);
@@ -489,6 +459,18 @@ async function fetchColumns(query: Lance.Query, want: Readonly<Record<string, Co
     if (!readIpcColumns(buffer, want, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) decode(batch);
   }
   return out;
+}
+
+/** The scores and row ids of a query that selects only its score column, with row ids. */
+async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance'): Promise<ScoredIds> {
+  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' });
+  return { ids: c._rowid! as number[], raw: c[rawColumn]! as number[] };
+}
+
+/** The `shown` JSON of rows taken by id, with their ids (in the order LanceDB gives them). */
+async function fetchTaken(query: Lance.TakeQuery): Promise<{ ids: number[]; shown: string[] }> {
+  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' });
+  return { ids: c._rowid! as number[], shown: c.shown! as string[] };
 }
 
 /** A hit from its `shown` JSON (SHOWN_FIELDS in order) and its score. */
