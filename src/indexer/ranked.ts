@@ -35,17 +35,52 @@ export async function ranked<Hit extends Keyed>(
   order: 'descending' | 'ascending',
   factor: number,
 ): Promise<{ hits: Hit[]; enough: number }> {
-  const sign = order === 'descending' ? -1 : 1;
-  const least = leastFetch(limit);
-  for (let size = Math.max(least, Math.ceil(limit * factor)); ; size *= 2) {
-    const { shown, raw } = await fetch(size);
-    const parsed: Array<Hit | undefined> = [];
-    const hit = (i: number): Hit => (parsed[i] ??= parse(shown[i]!, raw[i]!));
-    // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
-    const byRank = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!) || byCodeUnit(hit(a).key, hit(b).key));
-    const cut = cutOf(byRank.map((i) => raw[i]!), limit, size);
-    if (cut !== null) return { hits: byRank.slice(0, limit).map(hit), enough: enoughFor(cut.end, least) };
+  for (let size = Math.max(leastFetch(limit), Math.ceil(limit * factor)); ; size *= 2) {
+    const done = cutRows(await fetch(size), size, parse, limit, order);
+    if (done !== null) return done;
   }
+}
+
+/** One fetch of `size` rows cut as `ranked` cuts it, or null when the tied run at the cut may go on past it. */
+function cutRows<Hit extends Keyed>(
+  { shown, raw }: ResultRows,
+  size: number,
+  parse: (shown: string, raw: number) => Hit,
+  limit: number,
+  order: 'descending' | 'ascending',
+): { hits: Hit[]; enough: number } | null {
+  const sign = order === 'descending' ? -1 : 1;
+  const parsed: Array<Hit | undefined> = [];
+  const hit = (i: number): Hit => (parsed[i] ??= parse(shown[i]!, raw[i]!));
+  // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
+  const byRank = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!) || byCodeUnit(hit(a).key, hit(b).key));
+  const cut = cutOf(byRank.map((i) => raw[i]!), limit, size);
+  return cut === null ? null : { hits: byRank.slice(0, limit).map(hit), enough: enoughFor(cut.end, leastFetch(limit)) };
+}
+
+/**
+ * `ranked`, the cheaper of two ways for the query's vault. Where the last query's tied run ended within the least
+ * fetch (a vault of varied texts), one query of rows and scores (`rows`) usually settles it, as `ranked` does.
+ * Otherwise (a vault of templated facts at scale: at 1M facts the tied run at the 50th candidate ended at the
+ * 51st to 637th row), the fetches that find where the run ends read scores and row ids alone (`rankedByIds`), then
+ * the kept rows by id; and the one-query way again when the table changed between (docs/benchmarks.md).
+ */
+export async function rankedEitherWay<Hit extends Keyed>(
+  rows: (size: number) => Promise<ResultRows>,
+  scores: (size: number) => Promise<ScoredIds>,
+  take: (ids: readonly number[]) => Promise<{ ids: number[]; shown: string[] }>,
+  parse: (shown: string, raw: number) => Hit,
+  limit: number,
+  factor: number,
+): Promise<{ hits: Hit[]; enough: number }> {
+  const least = leastFetch(limit);
+  let from = factor;
+  if (Math.ceil(limit * factor) <= least) {
+    const done = cutRows(await rows(least), least, parse, limit, 'descending');
+    if (done !== null) return done;
+    from = (2 * least) / limit;
+  }
+  return (await rankedByIds(scores, take, parse, limit, 'descending', from)) ?? ranked(rows, parse, limit, 'descending', from);
 }
 
 /** A query's scores and row ids (`_rowid`), in the order LanceDB returned them. */

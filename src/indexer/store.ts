@@ -13,7 +13,7 @@ import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
-import { ranked, rankedByIds, type ScoredIds } from './ranked.js';
+import { ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -217,16 +217,15 @@ export class IndexStore {
         const q = this.table!.query().fullTextSearch(fts).limit(size);
         return where === null ? q : q.where(where);
       };
-      // Scores and row ids first, the rows' JSON by id after (ranked.ts); the one-query way if the table changed between.
-      const { hits, enough } =
-        (await rankedByIds(
-          async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
-          async (ids) => fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown'])),
-          shownHit,
-          limit,
-          'descending',
-          this.fetchFactor.text,
-        )) ?? (await ranked(async (size) => fetchRows(search(size).select(['shown', '_score']), size, '_score'), shownHit, limit, 'descending', this.fetchFactor.text));
+      // One query of rows and scores, or scores and row ids first and the kept rows' JSON by id (ranked.ts).
+      const { hits, enough } = await rankedEitherWay(
+        async (size) => fetchRows(search(size).select(['shown', '_score']), size, '_score'),
+        async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
+        async (ids) => fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown'])),
+        shownHit,
+        limit,
+        this.fetchFactor.text,
+      );
       this.fetchFactor.text = enough / limit;
       return hits;
     };

@@ -1,10 +1,11 @@
 /**
  * The best rows of a query whose limit cuts a tied run arbitrarily (ranked.ts): fetched by scores and row ids
  * (`rankedByIds`), they are the rows the one-query way (`ranked`) keeps, whichever tied rows the "LanceDB" here
- * hands back, and a take that misses a row (the table changed between the two queries) says so.
+ * hands back, and a take that misses a row (the table changed between the two queries) says so; `rankedEitherWay`
+ * reads rows in one query while the vault's ties are short, and by ids once they run long.
  */
 import { describe, expect, it } from 'vitest';
-import { ranked, rankedByIds } from '../../src/indexer/ranked.js';
+import { ranked, rankedByIds, rankedEitherWay } from '../../src/indexer/ranked.js';
 import { createRandom } from '../../bench/random.js';
 
 interface Row {
@@ -79,5 +80,53 @@ describe('rankedByIds', () => {
     expect(await rankedByIds(fetch, twice, parse, 10, 'descending', 0)).toBeNull();
     const none = await rankedByIds(async () => ({ ids: [], raw: [] }), () => Promise.reject(new Error('no take of no rows')), parse, 10, 'descending', 0);
     expect(none?.hits).toEqual([]);
+  });
+});
+
+describe('rankedEitherWay', () => {
+  it('keeps the rows ranked keeps: in one query when the tie ends within the least fetch, by ids when it runs on', async () => {
+    // Distinct scores (no tie at the cut), then long runs of equal ones.
+    const varied: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${(id * 7919) % 300}`, raw: 1000 - id }));
+    for (const [rows, tookIds] of [[varied, false], [table(400, 5), true]] as const) {
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const fetch = lance(rows, 9);
+      const expected = (await ranked(async (size) => {
+        const got = lance(rows, 2)(size);
+        return { shown: got.map((r) => r.key), raw: got.map((r) => r.raw) };
+      }, parse, 50, 'descending', 0)).hits;
+      const calls: string[] = [];
+      const got = await rankedEitherWay(
+        async (size) => {
+          calls.push(`rows ${size}`);
+          const out = fetch(size);
+          return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw) };
+        },
+        async (size) => {
+          calls.push(`scores ${size}`);
+          const out = fetch(size);
+          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+        },
+        async (ids) => {
+          calls.push('take');
+          return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
+        },
+        parse,
+        50,
+        0,
+      );
+      expect(got.hits).toEqual(expected);
+      expect(calls[0]).toBe('rows 60');
+      expect(calls.includes('take')).toBe(tookIds);
+      // A vault whose last query's tie ran long starts with scores and ids, from where that tie ended.
+      if (tookIds) {
+        calls.length = 0;
+        await rankedEitherWay(async () => ({ shown: [], raw: [] }), async (size) => {
+          calls.push(`scores ${size}`);
+          const out = fetch(size);
+          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+        }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) }), parse, 50, got.enough / 50);
+        expect(calls[0]).toBe(`scores ${got.enough}`);
+      }
+    }
   });
 });
