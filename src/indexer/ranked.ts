@@ -59,11 +59,12 @@ function cutRows<Hit extends Keyed>(
 }
 
 /**
- * `ranked`, the cheaper of two ways for the query's vault. Where the last query's tied run ended within the least
- * fetch (a vault of varied texts), one query of rows and scores (`rows`) usually settles it, as `ranked` does.
- * Otherwise (a vault of templated facts at scale: at 1M facts the tied run at the 50th candidate ended at the
- * 51st to 637th row), the fetches that find where the run ends read scores and row ids alone (`rankedByIds`), then
- * the kept rows by id; and the one-query way again when the table changed between (docs/benchmarks.md).
+ * `ranked`, the cheaper of two ways for the query's vault. Where queries' tied runs at the cut mostly end within the
+ * least fetch (a vault of varied texts: `oneQueryFirst`), one query of rows and scores (`rows`) usually settles it,
+ * as `ranked` does. Otherwise (a vault of templated facts at scale: at 1M facts the tied run at the 50th candidate
+ * ended at the 51st to 637th row), that first query would mostly be wasted: the fetches that find where the run ends
+ * read scores and row ids alone (`rankedByIds`), then the kept rows by id; and the one-query way again when the
+ * table changed between the two (docs/benchmarks.md).
  */
 export async function rankedEitherWay<Hit extends Keyed>(
   rows: (size: number) => Promise<ResultRows>,
@@ -72,15 +73,21 @@ export async function rankedEitherWay<Hit extends Keyed>(
   parse: (shown: string, raw: number) => Hit,
   limit: number,
   factor: number,
+  oneQueryFirst: boolean,
 ): Promise<{ hits: Hit[]; enough: number }> {
   const least = leastFetch(limit);
   let from = factor;
-  if (Math.ceil(limit * factor) <= least) {
+  if (oneQueryFirst) {
     const done = cutRows(await rows(least), least, parse, limit, 'descending');
     if (done !== null) return done;
-    from = (2 * least) / limit;
+    from = Math.max(factor, (2 * least) / limit);
   }
   return (await rankedByIds(scores, take, parse, limit, 'descending', from)) ?? ranked(rows, parse, limit, 'descending', from);
+}
+
+/** The least fetch for `limit` rows: TIE_MARGIN more. */
+export function leastFetch(limit: number): number {
+  return limit + Math.max(1, Math.ceil(limit * TIE_MARGIN));
 }
 
 /** A query's scores and row ids (`_rowid`), in the order LanceDB returned them. */
@@ -123,11 +130,6 @@ export async function rankedByIds<Hit extends Keyed>(
     hits.sort((a, b) => sign * (a.raw - b.raw) || byCodeUnit(a.hit.key, b.hit.key));
     return { hits: hits.slice(0, limit).map((h) => h.hit), enough: enoughFor(cut.end, least) };
   }
-}
-
-/** The least fetch for `limit` rows: TIE_MARGIN more. */
-function leastFetch(limit: number): number {
-  return limit + Math.max(1, Math.ceil(limit * TIE_MARGIN));
 }
 
 /**

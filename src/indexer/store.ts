@@ -13,7 +13,7 @@ import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
-import { ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
+import { leastFetch, ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -52,6 +52,15 @@ export interface TextQuery {
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
 
+/**
+ * A query whose tied run ends within the least fetch saves the take by id (~3 ms at 1M rows) reading its rows in one
+ * query; one whose run goes on wastes that query (~18 ms at 1M, ~4 ms at 100k): the one-query way first pays off
+ * while fewer than about this share of queries tie past it (docs/benchmarks.md).
+ */
+const LONG_TIES_ONE_QUERY = 0.25;
+/** The weight of the last query in the moving share of long ties. */
+const LONG_TIES_WEIGHT = 0.2;
+
 export class IndexStore {
   private closed = false;
   /**
@@ -60,6 +69,11 @@ export class IndexStore {
    * rarely needs a second fetch. It changes what a search costs, never what it finds.
    */
   private readonly fetchFactor = { text: 0, vector: 0 };
+  /**
+   * The share of recent full-text queries whose tied run at the cut went past the least fetch (a moving average):
+   * below LONG_TIES_ONE_QUERY a query reads its rows in one query first, else by scores and row ids (ranked.ts).
+   */
+  private longTies = 0;
   /** Each keyed subject's newest row, for a warm process's searches (newestKeyed). */
   private readonly keyedRows = new KeyedRows();
 
@@ -225,8 +239,10 @@ export class IndexStore {
         shownHit,
         limit,
         this.fetchFactor.text,
+        this.longTies < LONG_TIES_ONE_QUERY,
       );
       this.fetchFactor.text = enough / limit;
+      this.longTies = (1 - LONG_TIES_WEIGHT) * this.longTies + LONG_TIES_WEIGHT * (enough > leastFetch(limit) ? 1 : 0);
       return hits;
     };
     let hits: ShownHit[];

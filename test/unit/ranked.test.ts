@@ -2,7 +2,7 @@
  * The best rows of a query whose limit cuts a tied run arbitrarily (ranked.ts): fetched by scores and row ids
  * (`rankedByIds`), they are the rows the one-query way (`ranked`) keeps, whichever tied rows the "LanceDB" here
  * hands back, and a take that misses a row (the table changed between the two queries) says so; `rankedEitherWay`
- * reads rows in one query while the vault's ties are short, and by ids once they run long.
+ * reads rows in one query first where the vault's ties are mostly short, and by ids where they run long.
  */
 import { describe, expect, it } from 'vitest';
 import { ranked, rankedByIds, rankedEitherWay } from '../../src/indexer/ranked.js';
@@ -113,18 +113,19 @@ describe('rankedEitherWay', () => {
         parse,
         50,
         0,
+        true,
       );
       expect(got.hits).toEqual(expected);
       expect(calls[0]).toBe('rows 60');
       expect(calls.includes('take')).toBe(tookIds);
-      // A vault whose last query's tie ran long starts with scores and ids, from where that tie ended.
+      // A vault whose queries' ties run long starts with scores and ids, from where the last one ended.
       if (tookIds) {
         calls.length = 0;
         await rankedEitherWay(async () => ({ shown: [], raw: [] }), async (size) => {
           calls.push(`scores ${size}`);
           const out = fetch(size);
           return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-        }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) }), parse, 50, got.enough / 50);
+        }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) }), parse, 50, got.enough / 50, false);
         expect(calls[0]).toBe(`scores ${got.enough}`);
       }
     }
