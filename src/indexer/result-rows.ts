@@ -36,17 +36,17 @@ export function readIpc(buffer: Uint8Array, rawColumn: string, out: ResultRows):
   return true;
 }
 
-/** The column types read without Arrow: Utf8, 32-bit float, 32-bit integer. */
-export type ColumnType = 'utf8' | 'float32' | 'int32';
+/** The column types read without Arrow: Utf8, 32-bit float, 32-bit integer, 64-bit unsigned integer (a row id, read as a number). */
+export type ColumnType = 'utf8' | 'float32' | 'int32' | 'uint64';
 /** A column's buffers in a record batch: a Utf8 column's validity, offsets and data; a number column's validity and values. */
-const BUFFERS: Readonly<Record<ColumnType, number>> = { utf8: 3, float32: 2, int32: 2 };
+const BUFFERS: Readonly<Record<ColumnType, number>> = { utf8: 3, float32: 2, int32: 2, uint64: 2 };
 /** A value read: null where the column holds a null. */
 export type Cell = string | number | null;
 
 /**
  * Appends the values of the `want`ed columns of one IPC buffer to `out` (a list a column, a value a row) and returns
- * true; returns false, adding nothing, when the buffer holds anything but a schema and record batches of Utf8,
- * Float32 and Int32 columns among which each wanted one is, of its type. A buffer it cannot make sense of is declined
+ * true; returns false, adding nothing, when the buffer holds anything but a schema and record batches of Utf8, Float32,
+ * Int32 and UInt64 columns among which each wanted one is, of its type. A buffer it cannot make sense of is declined
  * too: Arrow's decoding then says what is wrong with it, as it did before this reader.
  */
 export function readIpcColumns(buffer: Uint8Array, want: Readonly<Record<string, ColumnType>>, out: Record<string, Cell[]>): boolean {
@@ -94,7 +94,7 @@ interface Layout {
   buffers: number;
 }
 
-/** The layout of a schema of Utf8, Float32 and Int32 fields only (null for any other, or without a wanted column). */
+/** The layout of a schema of Utf8, Float32, Int32 and UInt64 fields only (null for any other, or without a wanted column). */
 function columnLayout(fields: readonly IpcField[], want: Readonly<Record<string, ColumnType>>): Layout | null {
   const columns: Layout['columns'] = [];
   let buffers = 0;
@@ -115,6 +115,7 @@ function columnType(field: IpcField): ColumnType | null {
   if (field.typeId === ARROW_TYPE.Utf8) return 'utf8';
   if (field.typeId === ARROW_TYPE.FloatingPoint && field.precision === SINGLE_PRECISION) return 'float32';
   if (field.typeId === ARROW_TYPE.Int && field.bitWidth === 32 && field.signed) return 'int32';
+  if (field.typeId === ARROW_TYPE.Int && field.bitWidth === 64 && !field.signed) return 'uint64';
   return null;
 }
 
@@ -128,6 +129,12 @@ function readColumn(body: Buffer, type: ColumnType, regions: readonly Region[], 
   const [validity, values, data] = regions as [Region, Region, Region | undefined];
   if (validity.length > 0 && !within(validity, Math.ceil(rows / 8))) return false;
   const valid = (i: number): boolean => validity.length === 0 || ((body[validity.offset + (i >> 3)]! >> (i & 7)) & 1) === 1;
+  if (type === 'uint64') {
+    // A row id is a fragment's number shifted 32 bits left plus an offset: far below 2^53 for any table, so exact as a number.
+    if (!within(values, 8 * rows)) return false;
+    for (let i = 0; i < rows; i++) out.push(valid(i) ? Number(body.readBigUInt64LE(values.offset + 8 * i)) : null);
+    return true;
+  }
   if (type !== 'utf8') {
     if (!within(values, 4 * rows)) return false;
     for (let i = 0; i < rows; i++) out.push(!valid(i) ? null : type === 'float32' ? body.readFloatLE(values.offset + 4 * i) : body.readInt32LE(values.offset + 4 * i));

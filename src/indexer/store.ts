@@ -8,12 +8,12 @@ import type * as Lance from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 import { createRequire } from 'node:module';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
-import { byCodeUnit } from '../text/compare.js';
 import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
+import { leastFetch, ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -52,6 +52,15 @@ export interface TextQuery {
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
 
+/**
+ * A query whose tied run ends within the least fetch saves the take by id (~3 ms at 1M rows) reading its rows in one
+ * query; one whose run goes on wastes that query (~18 ms at 1M, ~4 ms at 100k): the one-query way first pays off
+ * while fewer than about this share of queries tie past it (docs/benchmarks.md).
+ */
+const LONG_TIES_ONE_QUERY = 0.25;
+/** The weight of the last query in the moving share of long ties. */
+const LONG_TIES_WEIGHT = 0.2;
+
 export class IndexStore {
   private closed = false;
   /**
@@ -60,6 +69,11 @@ export class IndexStore {
    * rarely needs a second fetch. It changes what a search costs, never what it finds.
    */
   private readonly fetchFactor = { text: 0, vector: 0 };
+  /**
+   * The share of recent full-text queries whose tied run at the cut went past the least fetch (a moving average):
+   * below LONG_TIES_ONE_QUERY a query reads its rows in one query first, else by scores and row ids (ranked.ts).
+   */
+  private longTies = 0;
   /** Each keyed subject's newest row, for a warm process's searches (newestKeyed). */
   private readonly keyedRows = new KeyedRows();
 
@@ -212,13 +226,23 @@ export class IndexStore {
     if ((await this.current()) === null || words === '') return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
     const run = async (where: string | null): Promise<ShownHit[]> => {
-      const { hits, enough } = await ranked(async (size) => {
+      const search = (size: number): Lance.Query => {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
-        let q = this.table!.query().fullTextSearch(fts).select(['shown', '_score']).limit(size);
-        if (where !== null) q = q.where(where);
-        return fetchRows(q, size, '_score');
-      }, limit, 'descending', this.fetchFactor.text);
+        const q = this.table!.query().fullTextSearch(fts).limit(size);
+        return where === null ? q : q.where(where);
+      };
+      // One query of rows and scores, or scores and row ids first and the kept rows' JSON by id (ranked.ts).
+      const { hits, enough } = await rankedEitherWay(
+        async (size) => fetchRows(search(size).select(['shown', '_score']), size, '_score'),
+        async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
+        async (ids) => fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown'])),
+        shownHit,
+        limit,
+        this.fetchFactor.text,
+        this.longTies < LONG_TIES_ONE_QUERY,
+      );
       this.fetchFactor.text = enough / limit;
+      this.longTies = (1 - LONG_TIES_WEIGHT) * this.longTies + LONG_TIES_WEIGHT * (enough > leastFetch(limit) ? 1 : 0);
       return hits;
     };
     let hits: ShownHit[];
@@ -239,7 +263,7 @@ export class IndexStore {
       let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
       if (where !== null) q = q.where(where);
       return fetchRows(q, size, '_distance');
-    }, limit, 'ascending', this.fetchFactor.vector);
+    }, shownHit, limit, 'ascending', this.fetchFactor.vector);
     this.fetchFactor.vector = enough / limit;
     return hits;
   }
@@ -387,49 +411,6 @@ const UNCOMPRESSED = new Set(['shown', 'content', 'context']);
 type ShownHit = Hit & { archived: boolean };
 
 /**
- * At least this share more candidates are fetched than kept, so a run of equal scores at the cut is usually whole
- * in one query (on the Dendron vault a tie at the 50th hit ran at most 7 further, docs/benchmarks.md).
- */
-const TIE_MARGIN = 0.2;
-/** However long a tie at the cut runs, fetching stops at this many times the limit. */
-const TIE_MAX_GROWTH = 16;
-
-/**
- * The best `limit` rows of `fetch`, by score (`raw`) then key. LanceDB cuts a run of equal scores at its limit
- * arbitrarily: which of the tied rows come back varies from run to run and between two builds of the same
- * files. So more rows are fetched than kept (`factor` times the limit, at least TIE_MARGIN more); when the last
- * fetched still ties with the last kept, the tied run may go on past what was fetched, and the fetch doubles
- * until it ends. The cut then falls in key order, and the hits are the same every time, whatever the factor
- * (up to TIE_MAX_GROWTH times the limit). `enough`: the fetch that would have held this query's tied run with
- * the margin to spare, where the next query may start. A row's JSON is parsed only when it is kept or its key
- * breaks a tie: the rows fetched past the cut are there for their scores.
- */
-async function ranked(
-  fetch: (size: number) => Promise<ResultRows>,
-  limit: number,
-  order: 'descending' | 'ascending',
-  factor: number,
-): Promise<{ hits: ShownHit[]; enough: number }> {
-  const sign = order === 'descending' ? -1 : 1;
-  const least = limit + Math.max(1, Math.ceil(limit * TIE_MARGIN));
-  for (let size = Math.max(least, Math.ceil(limit * factor)); ; size *= 2) {
-    const { shown, raw } = await fetch(size);
-    const parsed: Array<ShownHit | undefined> = [];
-    const hit = (i: number): ShownHit => (parsed[i] ??= shownHit(shown[i]!, raw[i]!));
-    // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
-    const byRank = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!) || byCodeUnit(hit(a).key, hit(b).key));
-    const scoreAt = (rank: number): number | undefined => (rank < byRank.length ? raw[byRank[rank]!] : undefined);
-    const cut = scoreAt(limit - 1);
-    const whole = byRank.length < size || scoreAt(size - 1) !== cut;
-    if (whole || size >= limit * TIE_MAX_GROWTH) {
-      let end = limit;
-      while (end < byRank.length && scoreAt(end) === cut) end++;
-      return { hits: byRank.slice(0, limit).map(hit), enough: Math.max(least, Math.ceil(end * (1 + TIE_MARGIN))) };
-    }
-  }
-}
-
-/**
  * LanceDB's native query under its JavaScript builder (the builder's `inner`; query.js drives it the same way in
  * toArrow): executed directly, it hands over each batch as an Arrow IPC buffer, which `readIpc` reads without
  * building Arrow tables. Only its calls used here.
@@ -438,7 +419,7 @@ interface NativeQuery {
   execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<{ next(): Promise<Buffer | null> }>;
 }
 
-function nativeQuery(query: Lance.Query | Lance.VectorQuery): NativeQuery | null {
+function nativeQuery(query: Lance.Query | Lance.VectorQuery | Lance.TakeQuery): NativeQuery | null {
   const inner = (query as unknown as { inner?: unknown }).inner;
   return typeof inner === 'object' && inner !== null && typeof (inner as Partial<NativeQuery>).execute === 'function' ? (inner as NativeQuery) : null;
 }
@@ -471,12 +452,16 @@ async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, r
  * Every row of a query, as a list of values a column (`want`: the columns and their types): read from the native
  * query's IPC buffers without Arrow (`readIpcColumns`), a buffer it declines decoded by Arrow.
  */
-async function fetchColumns(query: Lance.Query, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
+async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
   const out: Record<string, Cell[]> = Object.fromEntries(Object.keys(want).map((name) => [name, []]));
   const decode = (batch: Arrow.RecordBatch): void => {
     for (const name of Object.keys(want)) {
       const column = batch.getChild(name);
-      for (let i = 0; i < batch.numRows; i++) out[name]!.push((column?.get(i) as Cell | undefined) ?? null);
+      for (let i = 0; i < batch.numRows; i++) {
+        const value = column?.get(i) as Cell | bigint | undefined;
+        // A row id (UInt64) comes from Arrow as a bigint: a number, as readIpcColumns reads it.
+        out[name]!.push(typeof value === 'bigint' ? Number(value) : (value ?? null));
+      }
     }
   };
   const native = nativeQuery(query);
@@ -489,6 +474,18 @@ async function fetchColumns(query: Lance.Query, want: Readonly<Record<string, Co
     if (!readIpcColumns(buffer, want, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) decode(batch);
   }
   return out;
+}
+
+/** The scores and row ids of a query that selects only its score column, with row ids. */
+async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance'): Promise<ScoredIds> {
+  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' });
+  return { ids: c._rowid! as number[], raw: c[rawColumn]! as number[] };
+}
+
+/** The `shown` JSON of rows taken by id, with their ids (in the order LanceDB gives them). */
+async function fetchTaken(query: Lance.TakeQuery): Promise<{ ids: number[]; shown: string[] }> {
+  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' });
+  return { ids: c._rowid! as number[], shown: c.shown! as string[] };
 }
 
 /** A hit from its `shown` JSON (SHOWN_FIELDS in order) and its score. */

@@ -1,6 +1,6 @@
 /**
  * Equal scores at the candidate cut. LanceDB returns an arbitrary subset of the rows tied at its limit, so
- * the index store fetches until the tied run is whole and cuts it in key order (store.ts, `ranked`): two
+ * the index store fetches until the tied run is whole and cuts it in key order (ranked.ts): two
  * indexes of the same files, built separately and by different histories, answer with the same JSON.
  */
 import { writeFile } from 'node:fs/promises';

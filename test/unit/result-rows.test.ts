@@ -123,6 +123,20 @@ describe.each(builds)('readIpc (%s)', (_name, arrow) => {
     expect(rows).toEqual({ shown: ['a'], raw: [1.5] });
   });
 
+  it('reads a UInt64 column (a row id) as numbers, and declines a signed Int64 asked for as one', () => {
+    const { Uint64 } = arrow;
+    const ids = [0n, 4_294_986_469n, 12_884_908_804n];
+    const schema = new Schema([new Field('_score', new Float32(), true), new Field('_rowid', new Uint64(), true)]);
+    const buffer = tableToIPC(new Table(schema, [batchOf(schema, [scores([3, 2, 1]), makeVector(BigUint64Array.from(ids)).data[0]!])]), 'stream');
+    const out: Record<string, Cell[]> = { _score: [], _rowid: [] };
+    expect(readIpcColumns(buffer, { _score: 'float32', _rowid: 'uint64' }, out)).toBe(true);
+    expect(out).toEqual({ _score: [3, 2, 1], _rowid: ids.map(Number) });
+    const signed = new Schema([new Field('_rowid', new Int64(), true)]);
+    const none: Record<string, Cell[]> = { _rowid: [] };
+    expect(readIpcColumns(tableToIPC(new Table(signed, [batchOf(signed, [makeVector(BigInt64Array.from(ids)).data[0]!])]), 'stream'), { _rowid: 'uint64' }, none)).toBe(false);
+    expect(none).toEqual({ _rowid: [] });
+  });
+
   it('reads or declines, promptly and without throwing, a buffer with any one word set to a huge number', () => {
     const stream = Buffer.from(tableToIPC(new Table(plain, [batchOf(plain, [shownData(SHOWN), scores(SCORES)])]), 'stream'));
     for (let at = 0; at + 4 <= stream.length; at += 4) {
