@@ -87,6 +87,19 @@ export interface LoopResults {
   dreams: Array<{ conversation: number; runs: number; pages: number; ms: number; statuses: string[] }>;
   /** split → the wiki of each of its conversations after the dream */
   wiki: Record<string, ConversationWiki[]>;
+  /** Each question with a short answer: whether it was contained before and after, and the texts read after (JSON only, to study misses). */
+  answers: AnswerTrace[];
+}
+
+export interface AnswerTrace {
+  conversation: number;
+  category: number;
+  question: string;
+  answer: string;
+  before: boolean;
+  after: boolean;
+  /** The texts after the dream that fit in ANSWER_BUDGET. */
+  texts: string[];
 }
 
 /** How many results, taken in order, fit in `budget` characters (the first always counts). */
@@ -189,6 +202,7 @@ export async function runLoop(
   const scores: Record<string, Record<'before' | 'after', Array<{ category: number; score: Score }>>> = {};
   const dreams: LoopResults['dreams'] = [];
   const wiki: LoopResults['wiki'] = {};
+  const answers: AnswerTrace[] = [];
   for (const { conv, root, dialogIds, questions } of prepared) {
     const split = conv.index < HELD_OUT_FROM ? 'development (0–6)' : 'held out (7–9)';
     scores[split] ??= { before: [], after: [] };
@@ -197,8 +211,13 @@ export async function runLoop(
     dreams.push({ conversation: conv.index, ...dreamt });
     const after = await rank(root, env, dialogIds, questions);
     questions.forEach((q, i) => {
-      scores[split]!.before.push({ category: q.question.category, score: score(before[i]!, q.gold, q.answer) });
-      scores[split]!.after.push({ category: q.question.category, score: score(after[i]!, q.gold, q.answer) });
+      const was = score(before[i]!, q.gold, q.answer);
+      const is = score(after[i]!, q.gold, q.answer);
+      scores[split]!.before.push({ category: q.question.category, score: was });
+      scores[split]!.after.push({ category: q.question.category, score: is });
+      if (q.answer === undefined) return;
+      const read = (after[i]!.texts ?? []).slice(0, Math.min(K, fitting(after[i]!.chars, ANSWER_BUDGET)));
+      answers.push({ conversation: conv.index, category: q.question.category, question: q.question.question, answer: q.answer, before: was.answer === true, after: is.answer === true, texts: read });
     });
     const expected = expectedEntities(conv);
     (wiki[split] ??= []).push({
@@ -217,7 +236,7 @@ export async function runLoop(
       splits[split][phase].all = aggregate(list.map((s) => s.score));
     }
   }
-  return { splits, dreams, wiki };
+  return { splits, dreams, wiki, answers };
 }
 
 const f3 = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(3));

@@ -44,6 +44,7 @@ import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
 import { fileChatter, isRecordPage } from './records.js';
 import { sayAll, type Said } from './said.js';
+import { citeQuestion } from './exchanges.js';
 import { brief } from './brief.js';
 import { slicer } from './slice.js';
 import { readStateChange, type StateChange } from '../text/state-change.js';
@@ -155,6 +156,8 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
     const due = keyed === null && mayCommit(fact) ? await dueDate(fact) : null;
     const plan = routing.route(fact, keyed?.key ?? change?.key ?? null);
     const at = keyed === null ? placeStatement(stated, plan, fact, brief(saidOf(fact).text), isCommitment(fact, due) ? due ?? '' : null) : { page: placeKeyed(plan.page, fact, keyed, conflicts), line: null };
+    const question = saidOf(fact).question;
+    if (question !== undefined && at.line !== null) citeQuestion(at.page, at.line, question);
     if (keyed !== null) routing.holds(keyed.key, at.page);
     if (change !== null) routing.holds(change.key, placeChange(plan.page, fact, change, conflicts));
     mark(at.page, fact.date);

@@ -2,10 +2,12 @@
  * What each fact of a batch says, as the statement a page holds (issue 25): the statement writer
  * (statement.ts) run once per fact, with who "I" and "you" are. A speaker's label names "I"; in a log batch
  * of exactly two speakers (an exchange) "you" is the other one; a fact with no label speaks for the vault's
- * owner (config `owner`), or keeps its first person when no owner is named.
+ * owner (config `owner`), or keeps its first person when no owner is named. A reply that only makes sense
+ * with the question before it is stated with that question (exchanges.ts).
  */
 import type { Fact } from '../logs/factlog.js';
 import { speakerOf } from './entities.js';
+import { statedExchanges } from './exchanges.js';
 import { loadStatementWriter } from './statement.js';
 
 export interface Said {
@@ -14,9 +16,11 @@ export interface Said {
   speaker: string | null;
   /** Nothing durable in it (a greeting, thanks, a bare question): filed as small talk, not on entity pages. */
   chatter: boolean;
+  /** The question this statement answers, cited with it (exchanges.ts). */
+  question?: Fact;
 }
 
-/** `tick` is called between facts: a long batch yields to the event loop there (slice.ts). */
+/** `facts` in log order; `tick` is called between facts: a long batch yields to the event loop there (slice.ts). */
 export async function sayAll(facts: readonly Fact[], owner: string | null, tick?: () => Promise<void>): Promise<Map<string, Said>> {
   const write = await loadStatementWriter();
   const speakers = new Map<string, Set<string>>();
@@ -39,5 +43,6 @@ export async function sayAll(facts: readonly Fact[], owner: string | null, tick?
     out.set(fact.id, { text: statement.text, speaker: statement.speaker, chatter: statement.chatter });
     await tick?.();
   }
+  for (const [id, { question, text }] of statedExchanges(facts, out)) out.set(id, { ...out.get(id)!, text, chatter: false, question });
   return out;
 }

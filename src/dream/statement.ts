@@ -374,7 +374,9 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
       said.push(render(toks));
       // "Thanks, Caroline, for letting me join": the formula is read before its interjection is stripped.
       const kind = formulaic(sentence) ? 'chatter' : classify(toks, tagger);
-      if (kind === 'chatter') continue;
+      // A judgement after the turn's own news is about that news ("We hiked and swam. It was a really
+      // peaceful experience."): kept. Before any, it reacts to what the other said: dropped.
+      if (kind === 'chatter' || (kind === 'reaction' && kept.length === 0)) continue;
       let content = toks;
       if (kind === 'question') {
         const statement = statementBeforeQuestion(toks, tagger);
@@ -394,7 +396,7 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
     const written = kept.map((sentence) => {
       const resolved = resolveDates(sentence, ctx.date);
       dates.push(...resolved.dates);
-      return capitalize(resolved.text);
+      return capitalize(withSpan(resolved.text, resolved.dates));
     });
     let out = written.join(' ');
     if (label === null && out === text.trim()) return { text, speaker, about, chatter: false, question: false, dates };
@@ -403,6 +405,19 @@ function createStatementWriter(nlp: Nlp, resolveDates: RelativeDateResolver): St
     if (body.includes('’') && !body.includes("'")) out = out.replace(/'/gu, '’');
     return { text: out, speaker, about, chatter: false, question: false, dates };
   };
+}
+
+/** "ten years ago" with a count: the span itself is news ("how long ago?"), kept beside the date it names. */
+const COUNTED_AGO_RE = /^(?:about |around |almost |nearly |over |just )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty) (?:years?|months?|weeks?|days?) ago$/iu;
+
+/** "in 2013" → "ten years ago (2013)" for a counted span said with "ago"; every other date as resolved. */
+function withSpan(text: string, dates: readonly ResolvedTime[]): string {
+  let out = text;
+  for (const { said, resolved } of dates) {
+    if (!COUNTED_AGO_RE.test(said) || !out.includes(resolved)) continue;
+    out = out.replace(resolved, `${said} (${resolved.replace(/^(?:on|in) /iu, '')})`);
+  }
+  return out;
 }
 
 /** A leading `Name: ` label, when it is a speaker's (entities.ts `speakerOf`, the one rule for every module). */
@@ -518,7 +533,8 @@ function strip(sentence: readonly Tok[], tagger: Tagger, names: ReadonlySet<stri
   return out;
 }
 
-type Kind = 'content' | 'chatter' | 'question';
+/** 'reaction': a short judgement of "that" or "it" (chatter unless it follows the turn's own news). */
+type Kind = 'content' | 'chatter' | 'question' | 'reaction';
 
 /** A sentence that opens with a formula of greeting, thanks or farewell, and no "I" or "we" says more. */
 function formulaic(toks: readonly Tok[]): boolean {
@@ -536,10 +552,10 @@ function classify(toks: readonly Tok[], tagger: Tagger): Kind {
   const words = toks.filter((t) => !t.implied).map((t) => t.word);
   if (words.some((w) => FIRST_PERSON.has(w))) return 'content';
   const exclaimed = /!/u.test(toks.at(-1)?.post ?? '');
-  if (exclaimed && /^(?:what an?|how|such an?)\b/u.test(plain)) return 'chatter';
-  if (exclaimed && words.length <= EXCLAIMED_REACTION_WORDS && isDeicticReaction(toks)) return 'chatter';
-  if (words.length <= 9 && isReaction(toks, tagger)) return 'chatter';
-  if (words.length <= 7 && isJudgement(words, tagger)) return 'chatter';
+  if (exclaimed && /^(?:what an?|how|such an?)\b/u.test(plain)) return 'reaction';
+  if (exclaimed && words.length <= EXCLAIMED_REACTION_WORDS && isDeicticReaction(toks)) return 'reaction';
+  if (words.length <= 9 && isReaction(toks, tagger)) return 'reaction';
+  if (words.length <= 7 && isJudgement(words, tagger)) return 'reaction';
   return 'content';
 }
 

@@ -130,7 +130,10 @@ describe('relative times', () => {
     });
     expect(text('Caroline: I went to a school event last week.')).toBe('Caroline went to a school event the week of 1 May 2023.');
     expect(text("Caroline: I'm going to a conference next month.")).toBe('Caroline is going to a conference in June 2023.');
-    expect(text('Caroline: I moved here 4 years ago.')).toBe('Caroline moved here in 2019.');
+    // A counted span said with "ago" is news of its own ("how long ago?"): kept beside the year it names.
+    expect(text('Caroline: I moved here 4 years ago.')).toBe('Caroline moved here 4 years ago (2019).');
+    expect(text('Caroline: A friend made it for my 18th birthday ten years ago.')).toBe("A friend made it for Caroline's 18th birthday ten years ago (2013).");
+    expect(text('Caroline: I got a puppy two weeks ago.')).toBe('Caroline got a puppy two weeks ago (the week of 24 April 2023).');
     expect(text('Caroline: Last Friday was amazing.')).toBe('Friday, 5 May 2023 was amazing.');
     expect(text('Caroline: I have been vegan since last year.')).toBe('Caroline has been vegan since 2022.');
   });
@@ -258,6 +261,14 @@ describe('reactions', () => {
       expect(write(input, TURN).chatter, input).toBe(false);
     }
     expect(write('Joanna: Yum! I have to try that one.', TURN)).toMatchObject({ chatter: false, text: 'Joanna has to try that one.' });
+  });
+
+  it('a judgement after the turn\'s own news is about that news and stays; before any, it reacts and goes', () => {
+    expect(text('John: Max and I went camping last summer. We hiked and swam. It was a really peaceful and awesome experience.')).toBe(
+      'Max and John went camping last summer. We hiked and swam. It was a really peaceful and awesome experience.',
+    );
+    expect(text('John: That view is stunning! I hiked there in 2019.')).toBe('John hiked there in 2019.');
+    expect(write('John: It was a really peaceful and awesome experience.', TURN).chatter).toBe(true);
   });
 });
 
