@@ -135,7 +135,7 @@ export async function olderManifest(root: string): Promise<boolean> {
   }
 }
 
-/** A file's row keys and hashes as a shard holds them: two lists, in row order; for a log, its state-change readings. */
+/** A file's row keys and hashes as a shard holds them: two lists, in row order; and its state-change readings. */
 interface RowHashLists {
   keys: string[];
   hashes: string[];
@@ -184,7 +184,7 @@ export class RowShards {
   }
 
   /**
-   * A log's state-change readings as its last projection kept them (state-readings.ts), none when its shard holds
+   * A file's state-change readings as its last projection kept them (state-readings.ts), none when its shard holds
    * none or cannot be trusted: then every text is read again, which gives the same rows.
    */
   readingsOf(rel: string): StoredReadings | undefined {

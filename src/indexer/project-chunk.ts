@@ -41,7 +41,7 @@ export interface ChunkFile {
   content: Uint8Array;
   /** The file's row hashes in the index now (key → hash); rows with the same hash are not written again. */
   previous?: ReadonlyMap<string, string>;
-  /** A log's state-change readings as its last projection left them (state-readings.ts). */
+  /** The file's state-change readings as its last projection left them (state-readings.ts). */
   readings?: StoredReadings;
 }
 
@@ -70,7 +70,7 @@ export interface FileProjection {
   unhashed?: Unhashed;
   /** For a page: the fact ids it cites. */
   cited: string[];
-  /** For a log: the readings of its cued facts, kept with its row hashes for its next projection. */
+  /** The readings of its cued texts (a log's facts, a page's dated statements), kept with its row hashes for its next projection. */
   readings?: StoredReadings;
   /** Rows whose hash is the one in `previous`. */
   unchanged: number;
@@ -130,7 +130,7 @@ export class ChunkProjector {
       const kind = sourceKind(file.rel);
       if (kind === 'log') throw new Error(`${file.rel} is a log, not a page`);
       this.passages.want(file.content);
-      return pageProjection().preparePage(file.rel, file.content, this.tombstones, kind);
+      return pageProjection().preparePage(file.rel, file.content, this.tombstones, kind, new ReadingMemo(file.readings));
     });
   }
 
@@ -157,16 +157,16 @@ export class ChunkProjector {
     for (const [i, file] of files.entries()) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
       const page = prepared?.[i];
-      const memo = sourceKind(file.rel) === 'log' ? new ReadingMemo(file.readings) : undefined;
-      const inputs = { journal: this.inputs.journal, tombstones: this.tombstones, cited: this.cited, passage };
+      const memo = new ReadingMemo(file.readings);
+      const inputs = { journal: this.inputs.journal, tombstones: this.tombstones, cited: this.cited, passage, readings: memo };
       const { rows, cited } =
         page !== undefined
           ? { rows: page.rows(passage), cited: page.cited }
-          : memo !== undefined
-            ? { rows: projectLog(file.rel, file.content, { ...inputs, onLogFacts: (date, facts) => this.passages.collect(date, facts), readings: memo }), cited: [] }
+          : sourceKind(file.rel) === 'log'
+            ? { rows: projectLog(file.rel, file.content, { ...inputs, onLogFacts: (date, facts) => this.passages.collect(date, facts) }), cited: [] }
             : pageProjection().projectFile(file.rel, file.content, inputs);
-      // Kept with the row hashes, so a log's next projection reads only the texts it did not hold (state-readings.ts).
-      const readings = memo?.stored() ?? [];
+      // Kept with the row hashes, so a file's next projection reads only the texts it did not hold (state-readings.ts).
+      const readings = page?.readings() ?? memo.stored();
       const kept = readings.length === 0 ? {} : { readings };
       if (file.previous === undefined) {
         const start = toAdd.length;

@@ -21,7 +21,7 @@ export interface LogProjectionInputs {
   cited: ReadonlySet<string>;
   /** Called with a log's live facts once parsed, so the passages pages cite are collected from them (passages.ts). */
   onLogFacts?: (date: string, facts: readonly Fact[]) => void;
-  /** A log's state-change readings, kept from its last projection (state-readings.ts); a fresh one when absent. */
+  /** The file's state-change readings, kept from its last projection (state-readings.ts); a fresh one when absent. */
   readings?: ReadingMemo;
 }
 

@@ -5,13 +5,13 @@
 import { dateWords } from '../text/date-words.js';
 import { type ParsedPage } from '../pages/parse.js';
 import { parsePageMemo } from '../pages/parse-memo.js';
-import { readStateChange, subjectWords } from '../text/state-change.js';
 import { citedInLine, forgottenUnits } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
 import { CITED_FACT_RE } from './passages.js';
 import { onlyStopWords } from './query.js';
 import { joinTerms, projectLog, type LogProjectionInputs } from './project-log.js';
+import { ReadingMemo, type StoredReadings } from './state-readings.js';
 import type { IndexRow } from './rows.js';
 import { indexTerms } from './terms.js';
 import { splitStatements } from './statements.js';
@@ -41,7 +41,7 @@ export interface Projection {
 export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): Projection {
   const kind = sourceKind(rel);
   if (kind === 'log') return { rows: projectLog(rel, content, inputs), cited: [] };
-  const page = preparePage(rel, content, inputs.tombstones, kind);
+  const page = preparePage(rel, content, inputs.tombstones, kind, inputs.readings);
   return { rows: page.rows(inputs.passage), cited: page.cited };
 }
 
@@ -52,9 +52,11 @@ export function projectFile(rel: string, content: Uint8Array | string, inputs: P
 export interface PreparedPage {
   cited: string[];
   rows(passage?: (date: string, id: string) => string): IndexRow[];
+  /** The state-change readings its rows made (after `rows`), kept with its row hashes (state-readings.ts). */
+  readings(): StoredReadings;
 }
 
-export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core'): PreparedPage {
+export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core', readings = new ReadingMemo()): PreparedPage {
   // The dream's checks parsed the pages a run wrote just before its index pass: the same bytes share one parse.
   const page = parsePageMemo(rel, content);
   // A line that cites or repeats a forgotten fact is left out (blanked, so the others keep their numbers);
@@ -72,12 +74,12 @@ export function preparePage(rel: string, content: Uint8Array | string, tombstone
   const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const base: PageFields = { kind, path: rel, tags: page.tags, title: page.title, page_type: page.frontmatter.type ?? '', status: page.frontmatter.status ?? '', archived };
-  return { cited, rows: (passage) => pageRows(page, chunks, base, tombstones, passage) };
+  return { cited, rows: (passage) => pageRows(page, chunks, base, tombstones, readings, passage), readings: () => readings.stored() };
 }
 
 type ChunkLines = ParsedPage['chunks'][number] & { lines: string[] };
 
-function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFields, tombstones: TombstoneSet, passage?: (date: string, id: string) => string): IndexRow[] {
+function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFields, tombstones: TombstoneSet, readings: ReadingMemo, passage?: (date: string, id: string) => string): IndexRow[] {
   const { kind, path: rel } = base;
   const rows: IndexRow[] = [];
   // Index terms by line: a section's heading lines and a cited fact's passage stand in the context of many statements.
@@ -113,8 +115,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
       const ownTerms = indexTerms(own);
       // A dated statement of a change of state supersedes as its fact did (a line with no date could be newer than any).
       // Links read as their text: "Dmitri moved to [[Bergen]]" states a move as the fact did.
-      const change = cites && date !== null ? readStateChange(own.replace(LIST_MARKER_RE, '').replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1')) : null;
-      const sure = change?.sure === true ? change : null;
+      const sure = cites && date !== null ? readings.read(own.replace(LIST_MARKER_RE, '').replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1')) : null;
       // The terms of the heading lines, the cited facts' passage lines and its own line, each line once.
       let context: string;
       if (passages.length === 0) context = joinTerms([headingTerms, own === '' || heading.includes(own) ? '' : ownTerms, when]);
@@ -134,7 +135,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: joinTerms([ownTerms, sure === null ? '' : indexTerms(subjectWords(sure)), when]),
+          content: joinTerms([ownTerms, sure === null ? '' : indexTerms(sure.words), when]),
           context,
           subject: sure?.key ?? '',
         }),

@@ -173,7 +173,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const nextEntries = new Map<string, FileSummary>();
     /** The row hashes of files projected this pass (null: a file gone), for the shards they are kept in. */
     const changedRows = new Map<string, Map<string, string> | null>();
-    /** The state-change readings of logs projected this pass, kept beside their row hashes (state-readings.ts). */
+    /** The state-change readings of files projected this pass, kept beside their row hashes (state-readings.ts). */
     const changedReadings = new Map<string, StoredReadings>();
     /** Fills in the row hashes of new files (project-chunk.ts: `unhashed`), once LanceDB has the rows to work on. */
     const unhashed: Array<() => void> = [];

@@ -1,24 +1,25 @@
 /**
- * The changes of state a log's facts state (text/state-change.ts), kept with the log's row hashes (manifest.ts):
- * reading one tags its clauses with compromise, whose load and tagging cost the pass after one `remember` ~1 s
- * of CPU at a million facts (issue 31), for a day's log of which one fact was new. A reading depends on the
- * fact's text alone, so a log projected again reads only texts it did not hold before, and loads compromise only
- * when one of them has a cue phrase. Kept by text, not by fact id or line: a fact edited by hand is read again.
+ * The changes of state a log's facts (and a page's dated statements) state (text/state-change.ts), kept with the
+ * file's row hashes (manifest.ts): reading one tags its clauses with compromise, whose load and tagging cost the
+ * pass after one `remember` ~1 s of CPU at a million facts (issue 31), for a day's log of which one fact was new.
+ * A reading depends on the text alone, so a file projected again reads only texts it did not hold before, and
+ * loads compromise only when one of them has a cue phrase. Kept by text, not by fact id or line: a fact edited by
+ * hand is read again.
  * A change to the reader that changes readings changes rows, which asks for a rebuild (manifest.ts VERSION)
  * whose projection reads every text afresh.
  */
 import { readStateChange, stateChangeCued, subjectWords } from '../text/state-change.js';
 
-/** A text's sure reading as a fact row uses it: the subject key and the words a question about it uses. */
+/** A text's sure reading as a row uses it: the subject key and the words a question about it uses. */
 export interface LogReading {
   key: string;
   words: string;
 }
 
-/** A log's readings as its shard keeps them: each cued text, its key ('' when no sure reading) and its words. */
+/** A file's readings as its shard keeps them: each cued text, its key ('' when no sure reading) and its words. */
 export type StoredReadings = Array<[text: string, key: string, words: string]>;
 
-/** One projection's readings of a log: those of the log's last projection first, then the reader. */
+/** One projection's readings of a file: those of its last projection first, then the reader. */
 export class ReadingMemo {
   private readonly before = new Map<string, LogReading | null>();
   private readonly now = new Map<string, LogReading | null>();

@@ -81,6 +81,29 @@ describe('state-change readings kept with a log', () => {
   });
 });
 
+describe('state-change readings kept with a page', () => {
+  it('are kept for its dated statements, and follow the page edited by hand', async () => {
+    const PAGE = '2_Areas/Home.md';
+    const vault = await makeVault(await tempDir(), {
+      config: 'index:\n  embedder: none\n',
+      files: { [LOG]: `${HEADER}- [fact] ${MOVED} ^f-aaaaaaaaa1\n`, [PAGE]: `# Home\n\n- Moved to Lisbon. [[2026-06-01#^f-aaaaaaaaa1]]\n` },
+    });
+    await vault.reindex();
+    const shardFor = async (): Promise<StoredReadings | undefined> => {
+      const shard = JSON.parse(await readFile(path.join(vault.root, ROWS_DIR, `${shardOf(PAGE)}.json`), 'utf8')) as Record<string, { readings?: StoredReadings }>;
+      return shard[PAGE]?.readings;
+    };
+    // The statement's text without its list marker and citation (projection.ts), as read.
+    const moved = readStateChange('Moved to Lisbon.')!;
+    expect(await shardFor()).toEqual([['Moved to Lisbon. ', moved.key, subjectWords(moved)]]);
+    await writeFile(path.join(vault.root, PAGE), `# Home\n\n- Works at Acme as an engineer. [[2026-06-01#^f-aaaaaaaaa1]]\n`);
+    await vault.reindex();
+    const works = readStateChange('Works at Acme as an engineer.')!;
+    expect(await shardFor()).toEqual([['Works at Acme as an engineer. ', works.key, subjectWords(works)]]);
+    await againstRebuild(vault);
+  });
+});
+
 describe('ReadingMemo', () => {
   it('answers from the readings it was given, reads the rest, and keeps only the texts read', () => {
     // A kept reading is trusted as it is (the reader gives the same for the same text): a planted one shows it is used.
