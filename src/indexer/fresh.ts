@@ -57,11 +57,14 @@ async function checkUnchanged(root: string, uri: string, want: FreshnessWant, st
   const tomb = tombstoneState(tombstones, m.tombstones);
   if (tomb.added === 'all' || tomb.added.length > 0) return null;
   if (files.length !== Object.keys(m.files).length) return null;
-  const stats = await statAll(root, files);
-  for (const [i, rel] of files.entries()) {
+  // From the end of the listing (MEMORY.md, the pages, then the newest logs): a file changed is most often today's
+  // log, and the check stops at the first one changed (the pass that follows stats every file anyway).
+  for (let i = files.length - 1, n = 0; i >= 0; i--, n++) {
+    if (n > 0 && n % STAT_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    const rel = files[i]!;
     const entry = m.files[rel];
-    const info = stats[i];
-    if (entry === undefined || info === null || info === undefined || entry.size !== info.size || entry.mtimeMs !== info.mtimeMs) return null;
+    const info = statOne(`${root}${path.sep}${rel}`, false);
+    if (entry === undefined || info === null || entry.size !== info.size || entry.mtimeMs !== info.mtimeMs) return null;
   }
   // The indexer digests citations once it reaches the logs; a vault without logs keeps the recorded one.
   if (files.some((rel) => sourceKind(rel) === 'log') && citedDigest(m, files) !== m.cited) return null;

@@ -17,6 +17,7 @@ import { VaultkeeperError } from '../core/errors.js';
 import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
+import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
 /** The row hash shards, one JSON file each (`<shard>.json`). */
@@ -134,10 +135,11 @@ export async function olderManifest(root: string): Promise<boolean> {
   }
 }
 
-/** A file's row keys and hashes as a shard holds them: two lists, in row order. */
+/** A file's row keys and hashes as a shard holds them: two lists, in row order; and its state-change readings. */
 interface RowHashLists {
   keys: string[];
   hashes: string[];
+  readings?: StoredReadings;
 }
 
 type Shard = Record<string, RowHashLists>;
@@ -181,6 +183,16 @@ export class RowShards {
     return lists === undefined ? new Map() : rowHashes(lists);
   }
 
+  /**
+   * A file's state-change readings as its last projection kept them (state-readings.ts), none when its shard holds
+   * none or cannot be trusted: then every text is read again, which gives the same rows.
+   */
+  readingsOf(rel: string): StoredReadings | undefined {
+    const readings = this.shard(shardOf(rel))?.[rel]?.readings;
+    if (!Array.isArray(readings)) return undefined;
+    return readings.every((r) => Array.isArray(r) && r.length === 3 && r.every((v) => typeof v === 'string')) ? readings : undefined;
+  }
+
   /** A shard's contents ({} when the summary names none), or null when missing, unreadable or not the digest named. */
   shard(name: string): Shard | null {
     const cached = this.loaded.get(name);
@@ -208,7 +220,12 @@ export type ShardTexts = Map<string, { text: string; digest: string } | null>;
  * each from the old shard, its files still in `files`, with the changed ones replaced. Done while LanceDB builds
  * a new table's indices (reindex.ts).
  */
-export function shardTexts(old: RowShards, files: Readonly<Record<string, unknown>>, changed: ReadonlyMap<string, ReadonlyMap<string, string> | null>): ShardTexts {
+export function shardTexts(
+  old: RowShards,
+  files: Readonly<Record<string, unknown>>,
+  changed: ReadonlyMap<string, ReadonlyMap<string, string> | null>,
+  readings: ReadonlyMap<string, StoredReadings> = new Map(),
+): ShardTexts {
   const byShard = new Map<string, string[]>();
   for (const rel of changed.keys()) {
     const name = shardOf(rel);
@@ -224,7 +241,8 @@ export function shardTexts(old: RowShards, files: Readonly<Record<string, unknow
     for (const [rel, lists] of Object.entries(before)) if (!changed.has(rel) && rel in files) kept.set(rel, lists);
     for (const rel of rels) {
       const rows = changed.get(rel);
-      if (rows !== null && rows !== undefined && rel in files) kept.set(rel, { keys: [...rows.keys()], hashes: [...rows.values()] });
+      const read = readings.get(rel);
+      if (rows !== null && rows !== undefined && rel in files) kept.set(rel, { keys: [...rows.keys()], hashes: [...rows.values()], ...(read === undefined || read.length === 0 ? {} : { readings: read }) });
     }
     // Files in path order: a shard's bytes are the same however the passes that wrote it went (workers or not, update or rebuild).
     const shard: Shard = {};

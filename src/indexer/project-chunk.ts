@@ -9,8 +9,27 @@ import { parseTombstones, type Tombstone, type TombstoneSet } from '../tombstone
 import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
 import { columnsOf, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
-import { preparePage, projectFile, type PreparedPage } from './projection.js';
+import { projectLog } from './project-log.js';
+import type * as Pages from './projection.js';
+import type { PreparedPage } from './projection.js';
 import { batchHashes, rowHash } from './row-hash.js';
+import { ReadingMemo, type StoredReadings } from './state-readings.js';
+
+/**
+ * The page projection (projection.ts: markdown-it and the YAML parsers), loaded by `loadPages` before a page is
+ * projected: a pass that projects only logs does without it.
+ */
+let pages: typeof Pages | null = null;
+
+/** Loads the page projection; whoever projects pages with this module awaits it first (reindex.ts, project-worker.ts). */
+export async function loadPages(): Promise<void> {
+  pages ??= await import('./projection.js');
+}
+
+function pageProjection(): typeof Pages {
+  if (pages === null) throw new Error('a page projected before the page projection loaded (await loadPages)');
+  return pages;
+}
 
 /** Settles once the projection can hash rows: whoever loads this module awaits it before projecting. */
 export { rowHashing } from './row-hash.js';
@@ -22,6 +41,8 @@ export interface ChunkFile {
   content: Uint8Array;
   /** The file's row hashes in the index now (key → hash); rows with the same hash are not written again. */
   previous?: ReadonlyMap<string, string>;
+  /** The file's state-change readings as its last projection left them (state-readings.ts). */
+  readings?: StoredReadings;
 }
 
 /** What a thread needs besides the files; plain data, so it crosses to a worker as is. */
@@ -49,6 +70,8 @@ export interface FileProjection {
   unhashed?: Unhashed;
   /** For a page: the fact ids it cites. */
   cited: string[];
+  /** The readings of its cued texts (a log's facts, a page's dated statements), kept with its row hashes for its next projection. */
+  readings?: StoredReadings;
   /** Rows whose hash is the one in `previous`. */
   unchanged: number;
 }
@@ -107,7 +130,7 @@ export class ChunkProjector {
       const kind = sourceKind(file.rel);
       if (kind === 'log') throw new Error(`${file.rel} is a log, not a page`);
       this.passages.want(file.content);
-      return preparePage(file.rel, file.content, this.tombstones, kind);
+      return pageProjection().preparePage(file.rel, file.content, this.tombstones, kind, new ReadingMemo(file.readings));
     });
   }
 
@@ -134,26 +157,27 @@ export class ChunkProjector {
     for (const [i, file] of files.entries()) {
       if (sourceKind(file.rel) !== 'log') this.passages.load(citedDates(file.content));
       const page = prepared?.[i];
+      const memo = new ReadingMemo(file.readings);
+      const inputs = { journal: this.inputs.journal, tombstones: this.tombstones, cited: this.cited, passage, readings: memo };
       const { rows, cited } =
         page !== undefined
           ? { rows: page.rows(passage), cited: page.cited }
-          : projectFile(file.rel, file.content, {
-              journal: this.inputs.journal,
-              tombstones: this.tombstones,
-              cited: this.cited,
-              passage,
-              onLogFacts: (date, facts) => this.passages.collect(date, facts),
-            });
+          : sourceKind(file.rel) === 'log'
+            ? { rows: projectLog(file.rel, file.content, { ...inputs, onLogFacts: (date, facts) => this.passages.collect(date, facts) }), cited: [] }
+            : pageProjection().projectFile(file.rel, file.content, inputs);
+      // Kept with the row hashes, so a file's next projection reads only the texts it did not hold (state-readings.ts).
+      const readings = page?.readings() ?? memo.stored();
+      const kept = readings.length === 0 ? {} : { readings };
       if (file.previous === undefined) {
         const start = toAdd.length;
         // A log's keys are its fact ids, which its parser keeps distinct (factlog.ts): only a page's need the check.
-        const kept = firstOfEachKey(rows, toAdd, shown, sourceKind(file.rel) === 'log');
-        if (kept.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: new Map() }), cited, unchanged: 0 });
-        else if (output === 'rows') out.push({ unhashed: kept, cited, unchanged: 0 });
+        const firsts = firstOfEachKey(rows, toAdd, shown, sourceKind(file.rel) === 'log');
+        if (firsts.rows.length === 0) out.push({ ...(pack ? { packed: { keys: '', hashes: '' } } : { hashes: new Map() }), cited, unchanged: 0, ...kept });
+        else if (output === 'rows') out.push({ unhashed: firsts, cited, unchanged: 0, ...kept });
         else {
-          const unhashed = { keys: kept.rows.map((row) => row.key), batch: null, start };
+          const unhashed = { keys: firsts.rows.map((row) => row.key), batch: null, start };
           waiting.push(unhashed);
-          out.push({ unhashed, cited, unchanged: 0 });
+          out.push({ unhashed, cited, unchanged: 0, ...kept });
           if (toAdd.length >= ENCODE_ROWS) encode();
         }
         continue;
@@ -171,8 +195,8 @@ export class ChunkProjector {
           shown.push(json);
         }
       }
-      if (!pack) out.push({ hashes, cited, unchanged });
-      else out.push({ packed: packHashes(hashes), cited, unchanged });
+      if (!pack) out.push({ hashes, cited, unchanged, ...kept });
+      else out.push({ packed: packHashes(hashes), cited, unchanged, ...kept });
       // Encoded every few hundred rows, the row objects die young: held to the end of a 100k-row pass, the
       // garbage collector copied and promoted them all (docs/benchmarks.md).
       if (output === 'encoded' && toAdd.length >= ENCODE_ROWS) encode();

@@ -16,7 +16,7 @@ const port = parentPort!;
 // The projection (markdown-it, yaml) loads while the indexer reads the files; once it has, the worker asks for
 // chunks, so one slow to start never holds a chunk the indexer's thread could have taken.
 const loading = import('./project-chunk.js').then(async (chunks) => {
-  await chunks.rowHashing;
+  await Promise.all([chunks.rowHashing, chunks.loadPages()]);
   return chunks;
 });
 void loading.then(() => port.postMessage({ ready: true }));

@@ -3,21 +3,19 @@
  * and the tombstones. Pure apart from reading the file; the same inputs always give the same rows.
  */
 import { dateWords } from '../text/date-words.js';
-import { isPending, type Journal } from '../dream/journal.js';
 import { type ParsedPage } from '../pages/parse.js';
 import { parsePageMemo } from '../pages/parse-memo.js';
-import { keyedSubject } from '../text/keyed.js';
-import { readStateChange, subjectWords } from '../text/state-change.js';
 import { citedInLine, forgottenUnits } from '../tombstones/lines.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, isGeneratedPage } from '../vault/layout.js';
-import type { Fact } from '../logs/factlog.js';
-import { CITED_FACT_RE, liveFacts, passagesOf } from './passages.js';
+import { CITED_FACT_RE } from './passages.js';
 import { onlyStopWords } from './query.js';
+import { joinTerms, projectLog, type LogProjectionInputs } from './project-log.js';
+import { ReadingMemo, type StoredReadings } from './state-readings.js';
 import type { IndexRow } from './rows.js';
 import { indexTerms } from './terms.js';
 import { splitStatements } from './statements.js';
-import { LOG_PATH_RE, sourceKind } from './sources.js';
+import { sourceKind } from './sources.js';
 import { CITATION_RE } from '../text/citation.js';
 
 export { CORE_FILE, dependsOnCitations, sourceKind, type SourceKind } from './sources.js';
@@ -28,16 +26,11 @@ const LIST_MARKER_RE = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?/;
 /** MEMORY.md sections the generator (dream/memory.ts; Pages in older files) fills with pointers and counts, not memories. */
 const GENERATED_CORE_SECTIONS = ['Often recalled', 'Pages'];
 
-export interface ProjectionInputs {
-  journal: Journal;
-  tombstones: TombstoneSet;
-  /** Fact ids the pages cite. A consolidated log still shows its facts no page cites (a late append, a citation a person removed), so nothing is silently lost. */
-  cited: ReadonlySet<string>;
+/** What a file's projection reads besides the file (project-log.ts: a log's). */
+export type ProjectionInputs = LogProjectionInputs & {
   /** The passage of a fact a page cites (passages.ts), '' when unknown: a page line is findable by it as the fact was. */
   passage?: (date: string, id: string) => string;
-  /** Called with a log's live facts once parsed, so the passages pages cite are collected from them (passages.ts). */
-  onLogFacts?: (date: string, facts: readonly Fact[]) => void;
-}
+};
 
 export interface Projection {
   rows: IndexRow[];
@@ -48,7 +41,7 @@ export interface Projection {
 export function projectFile(rel: string, content: Uint8Array | string, inputs: ProjectionInputs): Projection {
   const kind = sourceKind(rel);
   if (kind === 'log') return { rows: projectLog(rel, content, inputs), cited: [] };
-  const page = preparePage(rel, content, inputs.tombstones, kind);
+  const page = preparePage(rel, content, inputs.tombstones, kind, inputs.readings);
   return { rows: page.rows(inputs.passage), cited: page.cited };
 }
 
@@ -59,57 +52,11 @@ export function projectFile(rel: string, content: Uint8Array | string, inputs: P
 export interface PreparedPage {
   cited: string[];
   rows(passage?: (date: string, id: string) => string): IndexRow[];
+  /** The state-change readings its rows made (after `rows`), kept with its row hashes (state-readings.ts). */
+  readings(): StoredReadings;
 }
 
-function projectLog(rel: string, content: Uint8Array | string, { journal, tombstones, cited, onLogFacts }: ProjectionInputs): IndexRow[] {
-  const date = LOG_PATH_RE.exec(rel)![1]!;
-  const pending = isPending(journal, date);
-  const facts = liveFacts(content, date, tombstones);
-  onLogFacts?.(date, facts);
-  // The full-text fields hold index terms (terms.ts): each fact's text is analyzed once, and its passage is
-  // joined from its neighbours' terms, the same terms as analyzing the joined texts.
-  const terms = facts.map((fact) => indexTerms(fact.text));
-  const passages = passagesOf(facts, terms, ' ');
-  // The day's words rank too, in both fields: questions name dates ("in May 2023"); measured in docs/benchmarks.md.
-  const when = indexTerms(dateWords(date));
-  const rows: IndexRow[] = [];
-  for (let index = 0; index < facts.length; index++) {
-    const fact = facts[index]!;
-    if (!pending && cited.has(fact.id)) continue; // placed on a page: the page is what search shows
-    // A keyed fact's subject, else a plain-English change of state read surely ("I moved to Lisbon" is `home city`):
-    // it supersedes as a keyed value does, and is found by its subject's words, as a keyed fact is (state-change.ts).
-    const keyed = keyedSubject(fact.text);
-    const change = keyed === null ? readStateChange(fact.text) : null;
-    const subject = keyed ?? (change?.sure === true ? change.key : '');
-    rows.push({
-      key: `f:${rel}#${fact.id}`,
-      kind: 'fact',
-      path: rel,
-      line: fact.line,
-      line_end: fact.line,
-      section_line: fact.line,
-      section_end: fact.line,
-      id: fact.id,
-      date,
-      category: fact.category,
-      tags: fact.tags,
-      title: '',
-      heading: '',
-      heading_path: '',
-      page_type: '',
-      status: '',
-      archived: false,
-      citations: [],
-      text: fact.text,
-      content: joinTerms([terms[index]!, ...fact.tags.map(indexTerms), change?.sure === true ? indexTerms(subjectWords(change)) : '', when]),
-      context: joinTerms([passages.get(fact.id)!, when]),
-      subject,
-    });
-  }
-  return rows;
-}
-
-export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core'): PreparedPage {
+export function preparePage(rel: string, content: Uint8Array | string, tombstones: TombstoneSet, kind: 'page' | 'core', readings = new ReadingMemo()): PreparedPage {
   // The dream's checks parsed the pages a run wrote just before its index pass: the same bytes share one parse.
   const page = parsePageMemo(rel, content);
   // A line that cites or repeats a forgotten fact is left out (blanked, so the others keep their numbers);
@@ -127,12 +74,12 @@ export function preparePage(rel: string, content: Uint8Array | string, tombstone
   const cited = isGeneratedPage(rel) ? [] : [...new Set(chunks.flatMap((chunk) => chunk.citations))];
   const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
   const base: PageFields = { kind, path: rel, tags: page.tags, title: page.title, page_type: page.frontmatter.type ?? '', status: page.frontmatter.status ?? '', archived };
-  return { cited, rows: (passage) => pageRows(page, chunks, base, tombstones, passage) };
+  return { cited, rows: (passage) => pageRows(page, chunks, base, tombstones, readings, passage), readings: () => readings.stored() };
 }
 
 type ChunkLines = ParsedPage['chunks'][number] & { lines: string[] };
 
-function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFields, tombstones: TombstoneSet, passage?: (date: string, id: string) => string): IndexRow[] {
+function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFields, tombstones: TombstoneSet, readings: ReadingMemo, passage?: (date: string, id: string) => string): IndexRow[] {
   const { kind, path: rel } = base;
   const rows: IndexRow[] = [];
   // Index terms by line: a section's heading lines and a cited fact's passage stand in the context of many statements.
@@ -168,8 +115,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
       const ownTerms = indexTerms(own);
       // A dated statement of a change of state supersedes as its fact did (a line with no date could be newer than any).
       // Links read as their text: "Dmitri moved to [[Bergen]]" states a move as the fact did.
-      const change = cites && date !== null ? readStateChange(own.replace(LIST_MARKER_RE, '').replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1')) : null;
-      const sure = change?.sure === true ? change : null;
+      const sure = cites && date !== null ? readings.read(own.replace(LIST_MARKER_RE, '').replace(/\[\[(?:[^\]|]*\|)?([^\]]*)\]\]/g, '$1')) : null;
       // The terms of the heading lines, the cited facts' passage lines and its own line, each line once.
       let context: string;
       if (passages.length === 0) context = joinTerms([headingTerms, own === '' || heading.includes(own) ? '' : ownTerms, when]);
@@ -189,7 +135,7 @@ function pageRows(page: ParsedPage, chunks: readonly ChunkLines[], base: PageFie
           heading_path: headingPath,
           citations,
           text: statement.text,
-          content: joinTerms([ownTerms, sure === null ? '' : indexTerms(subjectWords(sure)), when]),
+          content: joinTerms([ownTerms, sure === null ? '' : indexTerms(sure.words), when]),
           context,
           subject: sure?.key ?? '',
         }),
@@ -260,10 +206,6 @@ function pageRow(base: PageFields, own: PageRowFields): IndexRow {
   };
 }
 
-/** Index terms joined, the empty left out. */
-function joinTerms(parts: readonly string[]): string {
-  return parts.filter((part) => part !== '').join(' ');
-}
 
 /** The newest date the lines cite among facts not forgotten, or null. */
 function newestDate(lines: readonly string[], tombstones: TombstoneSet): string | null {

@@ -19,6 +19,7 @@ import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, old
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
 import type { PreparedPage } from './projection.js';
+import type { StoredReadings } from './state-readings.js';
 import type { EncodedBatch } from './arrow-rows.js';
 import type { FileCounts, ReindexResult } from './result.js';
 import { indexFingerprint, inputsHash, statAll, tombstoneState, vaultFiles } from './fresh.js';
@@ -127,7 +128,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
 
   // A rebuild projects every file: the parser's modules (markdown-it, js-yaml: ~60-100 ms) load while the index
   // is cleared and the files are listed, statted and read, not after.
-  let loading = options.clear ? loadChunks() : null;
+  let loading = options.clear ? loadChunks(true) : null;
   if (options.clear) await clearIndex(ctx, uri);
   let store = await openStore(ctx, uri, dimensions);
   try {
@@ -145,7 +146,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       failpoint('reindex:after-clear');
       await clearShards(ctx.root);
       manifest = emptyManifest(uri, model, dimensions);
-      loading ??= loadChunks();
+      loading ??= loadChunks(true);
     }
     const m = manifest!;
     const shards = new RowShards(ctx.root, m.rows);
@@ -172,6 +173,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const nextEntries = new Map<string, FileSummary>();
     /** The row hashes of files projected this pass (null: a file gone), for the shards they are kept in. */
     const changedRows = new Map<string, Map<string, string> | null>();
+    /** The state-change readings of files projected this pass, kept beside their row hashes (state-readings.ts). */
+    const changedReadings = new Map<string, StoredReadings>();
     /** Fills in the row hashes of new files (project-chunk.ts: `unhashed`), once LanceDB has the rows to work on. */
     const unhashed: Array<() => void> = [];
     const hashRows = (): void => {
@@ -248,7 +251,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
           progress(1);
           continue;
         }
-        tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: shards.rowsOf(rel) }) });
+        const readings = previous === undefined ? undefined : shards.readingsOf(rel);
+        tasks.push({ rel, content, info, fingerprint, ...(previous === undefined ? {} : { previous: shards.rowsOf(rel) }), ...(readings === undefined ? {} : { readings }) });
       }
       return tasks;
     };
@@ -279,6 +283,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       tasks.forEach((task, i) => {
         const file = projected[i]!;
         unchangedRows += file.unchanged;
+        if (file.readings !== undefined) changedReadings.set(task.rel, file.readings);
         const entry: FileSummary = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, ...(file.cited.length > 0 ? { cited: file.cited } : {}), facts: 0, pages: 0, core: 0 };
         const hashed = (rows: Map<string, string>): Map<string, string> => {
           changedRows.set(task.rel, rows);
@@ -309,6 +314,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       let prepared: PreparedPage[] | null = null;
       if (pageTasks.length > 0) {
         chunks ??= await (loading ?? loadChunks());
+        await chunks.loadPages();
         local = new chunks.ChunkProjector({ root: ctx.root, journal, tombstones: tombstones.entries, cited: [] });
         if (logs.length > 0) prepared = local.preparePages(pageTasks);
         else await project(pageTasks, []);
@@ -373,7 +379,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         // While LanceDB's threads build a new table's indices, this one hashes the new rows and serializes the
         // row hashes it writes after (Dendron: ~0.1 s off a rebuild's wall time, docs/benchmarks.md).
         hashRows();
-        rows = shardTexts(shards, next.files, changedRows);
+        rows = shardTexts(shards, next.files, changedRows, changedReadings);
         await indexed;
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
@@ -414,7 +420,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
     const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
     if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder) {
-      await writeManifest(ctx.root, next, rows ?? shardTexts(shards, next.files, changedRows));
+      await writeManifest(ctx.root, next, rows ?? shardTexts(shards, next.files, changedRows, changedReadings));
     }
 
     const byKind = { fact: 0, page: 0, core: 0 };
@@ -502,10 +508,13 @@ function readGroups(stats: ReadonlyArray<{ size: number } | null | undefined>, o
   return groups;
 }
 
-/** The projection's modules, loading; a failure surfaces where they are awaited, never as an unhandled rejection. */
-function loadChunks(): Promise<typeof Chunks> {
+/**
+ * The projection's modules, loading; a failure surfaces where they are awaited, never as an unhandled rejection.
+ * `pages`: the page projection too (a rebuild); otherwise it loads when a page is projected.
+ */
+function loadChunks(pages = false): Promise<typeof Chunks> {
   const loading = import('./project-chunk.js').then(async (chunks) => {
-    await chunks.rowHashing;
+    await Promise.all([chunks.rowHashing, pages ? chunks.loadPages() : undefined]);
     return chunks;
   });
   loading.catch(() => undefined);

@@ -707,6 +707,14 @@ function clauseReading(clause: string): { reading: Reading; own: string } | null
 }
 
 /**
+ * False when `readStateChange` returns null without reading (no cue phrase): the indexer keeps the readings of
+ * the cued texts only (indexer/state-readings.ts), most facts being cheap to read again.
+ */
+export function stateChangeCued(text: string): boolean {
+  return CUE_RE.test(text);
+}
+
+/**
  * The change of state a text states, or null. A speaker's label (`Caroline: …`) or `ctx.speaker` makes
  * the first person that speaker; otherwise the first person, an agent's "the user", and a sentence with no
  * subject ("Moved to Oslo") are the vault's owner.

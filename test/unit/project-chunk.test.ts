@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/dream/journal.js';
 import { vaultFiles } from '../../src/indexer/fresh.js';
-import { ChunkProjector, hashesOf, rowHashing, type ChunkFile } from '../../src/indexer/project-chunk.js';
+import { ChunkProjector, hashesOf, loadPages, rowHashing, type ChunkFile } from '../../src/indexer/project-chunk.js';
 import { rowHash } from '../../src/indexer/row-hash.js';
 import { sourceKind } from '../../src/indexer/sources.js';
 import { readTombstones } from '../../src/tombstones/tombstones.js';
@@ -45,6 +45,7 @@ async function setUp(): Promise<{ projector: ChunkProjector; files: ChunkFile[] 
 
 // The projection hashes rows once xxhash-wasm has loaded, as its loaders wait for (reindex.ts, project-worker.ts).
 await rowHashing;
+await loadPages(); // pages are projected here: the page projection loads on demand (project-chunk.ts)
 
 describe('ChunkProjector: the hashes of a new file', () => {
   it('are left for later, and are then those of hashing at once; the same rows are written in the same order', async () => {
