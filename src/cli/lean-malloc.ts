@@ -1,0 +1,43 @@
+/**
+ * A rebuild's native memory is mostly LanceDB's: its writes and index builds allocate from glibc's malloc on a
+ * dozen threads, and glibc keeps what they free in one arena per thread (up to 16 on two cores) and, once a large
+ * block has been freed, serves blocks of that size from its heaps rather than mapping them, so the process holds
+ * the high water of every arena to its end. Two settings bound that: at most two arenas, and blocks of 1 MB and
+ * up mapped and unmapped each time. At 1M facts they took a rebuild's peak RSS from ~780 MB to ~470 MB (two
+ * arenas alone: ~580 MB) for about the same CPU time (docs/benchmarks.md). glibc reads them once, as the process
+ * starts, so `reindex --clear` runs itself again with them set: one more Node start, small beside a rebuild.
+ */
+import { spawn } from 'node:child_process';
+
+/** The environment a rebuild runs in (glibc's names; other C libraries ignore them). */
+export const LEAN_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576' } as const;
+
+/**
+ * Runs this command again in a child with LEAN_MALLOC_ENV and resolves with its exit code, or with null when this
+ * process should do the work itself: the settings are already in its environment (it is that child, or a person
+ * set them), this is not Linux, or VAULTKEEPER_LEAN_MALLOC=0. A child killed by a signal kills this process with
+ * the same signal, so whoever started it sees what a kill of the work looks like.
+ */
+export async function runWithLeanMalloc(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  if (process.platform !== 'linux' || env.VAULTKEEPER_LEAN_MALLOC === '0' || env.MALLOC_ARENA_MAX !== undefined) return null;
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...env, ...LEAN_MALLOC_ENV } });
+  // The terminal sends Ctrl-C to both; the child ends the work, and this process waits for it.
+  const ignore = (): void => undefined;
+  process.on('SIGINT', ignore);
+  try {
+    const ended = await new Promise<[number | null, NodeJS.Signals | null] | null>((resolve) => {
+      // A child that could not start: this process does the work.
+      child.once('error', () => resolve(null));
+      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+    });
+    if (ended === null) return null;
+    const [code, signal] = ended;
+    if (signal !== null) {
+      process.off('SIGINT', ignore);
+      process.kill(process.pid, signal);
+    }
+    return code ?? 1;
+  } finally {
+    process.off('SIGINT', ignore);
+  }
+}
