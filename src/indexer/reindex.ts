@@ -15,7 +15,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readManifestSummary, RowShards, shardTexts, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
+import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readManifestSummary, RowShards, shardOf, shardTexts, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
 import type { PreparedPage } from './projection.js';
@@ -175,6 +175,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const changedRows = new Map<string, Map<string, string> | null>();
     /** The state-change readings of files projected this pass, kept beside their row hashes (state-readings.ts). */
     const changedReadings = new Map<string, StoredReadings>();
+    /** Shards serialized during a rebuild once their logs were all projected (ShardSeal): their row hashes are not kept to the end. */
+    const sealed: ShardTexts = new Map();
+    const allShardTexts = (): ShardTexts => new Map([...sealed, ...shardTexts(shards, next.files, changedRows, changedReadings)]);
     /** Fills in the row hashes of new files (project-chunk.ts: `unhashed`), once LanceDB has the rows to work on. */
     const unhashed: Array<() => void> = [];
     const hashRows = (): void => {
@@ -328,6 +331,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         const stale = (rel: string): boolean => forgotten(rel) || (citedChanged && dependsOnCitations(rel, journal));
         const inputs = { root: ctx.root, journal, tombstones: tombstones.entries, cited: [...cited] };
         let withCited = false;
+        const sealing = parts === null ? null : new ShardSeal(shards, pages, logs);
         // Read and projected a group at a time: a rebuild holds a group's bytes, not the vault's (118 MB of logs at 1M facts).
         for (const [from, to] of readGroups(stats, pages.length, logs.length)) {
           const logTasks = readTasks(logs.slice(from, to), pages.length + from, stale);
@@ -338,6 +342,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
             withCited = true;
           }
           await project(logTasks, inputs.cited);
+          hashRows();
+          sealing?.sealBefore(to, changedRows, changedReadings, sealed);
         }
       }
       if (prepared !== null) await project(pageTasks, [], prepared);
@@ -379,7 +385,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         // While LanceDB's threads build a new table's indices, this one hashes the new rows and serializes the
         // row hashes it writes after (Dendron: ~0.1 s off a rebuild's wall time, docs/benchmarks.md).
         hashRows();
-        rows = shardTexts(shards, next.files, changedRows, changedReadings);
+        rows = allShardTexts();
         await indexed;
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
@@ -420,7 +426,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
     const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
     if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder) {
-      await writeManifest(ctx.root, next, rows ?? shardTexts(shards, next.files, changedRows, changedReadings));
+      await writeManifest(ctx.root, next, rows ?? allShardTexts());
     }
 
     const byKind = { fact: 0, page: 0, core: 0 };
@@ -486,6 +492,41 @@ async function takePart(parts: TableParts, result: ChunkResult, hashesOf: (file:
   await parts.take(result.batches ?? []);
   delete result.batches;
   for (const file of result.files) if (file.unhashed !== undefined) hashesOf(file);
+}
+
+/**
+ * The row hashes of a rebuild's logs, serialized a shard at a time as soon as every log of the shard has been
+ * projected: held as maps to the end, the row hashes of a million rows were ~200 MB of the heap at a rebuild's
+ * peak (issue 31), where their shards' text is ~50 MB. Shards that hold a page wait for the end, since pages are
+ * projected after the logs. The texts are the ones `shardTexts` makes at the end for the same files.
+ */
+class ShardSeal {
+  /** Each log shard's last log (its index in the logs), or Infinity for a shard that also holds a page. */
+  private readonly last = new Map<string, number>();
+
+  constructor(
+    private readonly shards: RowShards,
+    pages: readonly string[],
+    logs: readonly string[],
+  ) {
+    logs.forEach((rel, i) => this.last.set(shardOf(rel), i));
+    for (const rel of pages) this.last.set(shardOf(rel), Infinity);
+  }
+
+  /** Moves the row hashes (and readings) of shards whose logs all come before `to` from `changed` into `sealed`, as text. */
+  sealBefore(to: number, changed: Map<string, Map<string, string> | null>, readings: Map<string, StoredReadings>, sealed: ShardTexts): void {
+    const done = new Map<string, Map<string, string> | null>();
+    for (const [rel, rows] of changed) {
+      if ((this.last.get(shardOf(rel)) ?? Infinity) < to) done.set(rel, rows);
+    }
+    if (done.size === 0) return;
+    const files = Object.fromEntries([...done].filter(([, rows]) => rows !== null).map(([rel]) => [rel, true]));
+    for (const [name, text] of shardTexts(this.shards, files, done, readings)) sealed.set(name, text);
+    for (const rel of done.keys()) {
+      changed.delete(rel);
+      readings.delete(rel);
+    }
+  }
 }
 
 /** Bytes of files read before they are projected: enough for a worker's chunks, few enough to bound a rebuild's memory. */

@@ -11,7 +11,6 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
-import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
 import { leastFetch, ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
@@ -81,8 +80,6 @@ export class IndexStore {
     private readonly db: Connection,
     private table: Table | null,
     readonly dimensions: number | null,
-    /** Object storage: no two commits at once there (see add). */
-    private readonly remote: boolean,
   ) {}
 
   /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
@@ -90,7 +87,7 @@ export class IndexStore {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    return new IndexStore(db, await openRows(db), dimensions, isRemote(uri));
+    return new IndexStore(db, await openRows(db), dimensions);
   }
 
   /**
@@ -161,11 +158,11 @@ export class IndexStore {
       () => table.createIndex('content', { config: Index.fts(FTS_OPTIONS) }),
       () => table.createIndex('context', { config: Index.fts(FTS_OPTIONS) }),
     ];
-    // Side by side on a local index: each build leaves a core idle much of the time, and LanceDB commits
-    // indices of different columns without conflict there (docs/benchmarks.md). Object storage without a
-    // commit lock (s3rver in the tests) failed such concurrent commits, so there they run one by one.
-    if (this.remote) for (const build of builds) await build();
-    else await Promise.all(builds.map((build) => build()));
+    // One at a time: side by side, each full-text build held its postings in memory beside the other's, and at 1M
+    // facts the four builds took a rebuild's peak RSS from ~730 to ~1,110 MB; one by one the peak was ~160 MB
+    // lower for the same CPU time (docs/benchmarks.md). Object storage without a commit lock (s3rver in the
+    // tests) also failed concurrent index commits.
+    for (const build of builds) await build();
   }
 
   async deleteKeys(keys: readonly string[]): Promise<void> {

@@ -1,10 +1,19 @@
 import { VaultkeeperError } from '../../core/errors.js';
 import { openVault, type Vault } from '../../vault/vault.js';
 import type { GlobalOptions } from '../options.js';
+import { runWithLeanMalloc } from '../lean-malloc.js';
 import { note, plural, printJson, printLine } from '../output.js';
 import { progressBar } from '../progress.js';
 
 export async function run(opts: { clear?: boolean; json?: boolean; foldIn?: boolean }, globals: GlobalOptions): Promise<void> {
+  if (opts.clear) {
+    // A rebuild runs in a child whose malloc keeps less of what LanceDB frees (lean-malloc.ts).
+    const code = await runWithLeanMalloc();
+    if (code !== null) {
+      process.exitCode = code;
+      return;
+    }
+  }
   const vault = await openVault({ vault: globals.vault });
   if (opts.foldIn) {
     await foldIn(vault);
