@@ -5,7 +5,7 @@
  * crash leaves it as it was, and the batch is simply redone.
  */
 import { dreamsElsewhere } from '../sync/machine.js';
-import { mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { syncDirs, writeFileAtomic } from './tools/atomic.js';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
@@ -15,7 +15,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, preloadFiles, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -107,7 +107,7 @@ export interface DreamResult {
   retried?: string[];
 }
 
-export const WORKTREES_DIR = '.vaultkeeper/worktrees';
+export { WORKTREES_DIR } from '../git/worktree.js';
 export const RUN_TRAILER = 'Vaultkeeper-Run';
 /** How long a timed-out consolidator gets to stop before the run goes on without it. */
 const SETTLE_MS = 5_000;
@@ -258,12 +258,13 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     failpoint('dream:after-snapshot');
   }
   let base = await headCommit(ctx.root);
-  const tree = path.join(await confinedPath(ctx.root, WORKTREES_DIR, 'folder'), run);
-  // Under the dream lock no other run is alive: any scratch tree left here is a crashed run's.
-  for (const left of await readdir(path.join(ctx.root, WORKTREES_DIR)).catch(() => [] as string[])) {
-    await removeWorktree(ctx.root, path.join(ctx.root, WORKTREES_DIR, left));
-  }
-  await addWorktree(ctx.root, tree, base);
+  const tree = path.join(await confinedPath(ctx.root, WORKTREES_DIR, 'folder'), SCRATCH_TREE);
+  // Under the dream lock no other run is alive: any other scratch tree left here is a crashed run's; the one
+  // the last run left is brought to the base, writing only what differs (checkoutScratch).
+  await removeScratchTrees(ctx.root, SCRATCH_TREE);
+  await checkoutScratch(ctx.root, tree, base);
+  // Kept for the next run only after a run that went through: its files are the vault's then.
+  let keepTree = false;
   try {
     if (dryRun) {
       // A person's uncommitted edits become the scratch tree's own base, so the checks do not take
@@ -276,10 +277,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const forgottenBefore = await forgottenLinesHeld(tree, tombstones);
     // A person's notes on an adopted vault, which the consolidator may not write (dream.adopted_notes).
     const readOnly = await readOnlyPages(tree, ctx.config.dream.adopted_notes);
-    const reset = async (): Promise<void> => {
-      await removeWorktree(ctx.root, tree);
-      await addWorktree(ctx.root, tree, base);
-    };
+    const reset = (): Promise<void> => checkoutScratch(ctx.root, tree, base);
     const previousFailure = failureOf(state, dates, retrying);
     const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, previousFailure, now, emit, reset }, result);
     result.llm = consolidated.llm;
@@ -379,6 +377,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     };
     result.commit = await apply(ctx, tree, base, run, result, tombstones, regenerate);
+    keepTree = true;
     if (retrying) {
       for (const date of dates) {
         delete state.skip_retries[date];
@@ -403,7 +402,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     if (retrying) return failRetry(ctx, result, error, dates, state, dryRun);
     return fail(ctx, result, error, dates, state, now, dryRun);
   } finally {
-    await removeWorktree(ctx.root, tree);
+    if (!keepTree) await removeWorktree(ctx.root, tree);
     // The run's log keeps no forgotten text, whatever was forgotten before or during the run.
     if (!dryRun) await withWriteLock(ctx.root, async () => scrubRunLogs(ctx.root, await readTombstones(ctx.root), [run])).catch(() => undefined);
   }
@@ -420,7 +419,7 @@ async function archiveCold(ctx: VaultContext, tree: string, base: string, now: D
   const pages = [...changed].filter((rel) => isWikiPagePath(rel));
   // Counted as the safety check counts them: a page and its parts once.
   const limit = Math.max(0, Math.min(maxArchived, maxChanged - new Set((await wholePages(tree, pages)).values()).size));
-  return archiveColdPages({ tree, vaultRoot: ctx.root, now, timeZone: ctx.timeZone, afterDays, limit, changed });
+  return archiveColdPages({ tree, vaultRoot: ctx.root, base, now, timeZone: ctx.timeZone, afterDays, limit, changed });
 }
 
 interface RunInput {
