@@ -15,7 +15,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR } from '../git/worktree.js';
+import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR, type PathChange } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -291,12 +291,15 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.conflicts = conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page, nor in a new page's name.
     const scrubbed = await removeForgottenLines(tree, tombstones);
-    const named = await removeForgottenNames(tree, (await worktreeChanges(tree, base)).filter((c) => c.status === 'A').map((c) => c.path), tombstones);
+    // What the consolidator changed, asked of git once (each ask stages the whole tree) and again only after a page went.
+    let consolidatedChanges = await worktreeChanges(tree, base);
+    const named = await removeForgottenNames(tree, consolidatedChanges.filter((c) => c.status === 'A').map((c) => c.path), tombstones);
+    if (named.length > 0) consolidatedChanges = await worktreeChanges(tree, base);
     result.forgotten = forgottenRemoved(forgottenBefore, scrubbed) + named.length;
     if (result.forgotten > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing or repeating forgotten facts` });
     failpoint('dream:after-consolidate');
-    const written = new Set((await worktreeChanges(tree, base)).filter((c) => c.status !== 'D').map((c) => c.path));
-    const archived = await archiveCold(ctx, tree, base, now);
+    const written = new Set(consolidatedChanges.filter((c) => c.status !== 'D').map((c) => c.path));
+    const archived = await archiveCold(ctx, tree, base, now, consolidatedChanges);
     const moved = archived.length === 0 ? null : `archived ${archived.length} pages unused since ${archived.map((a) => `${a.lastActive} (${a.from})`).join(', ')}`;
     for (const page of archived) emit({ type: 'page', path: page.to, action: 'archived' });
     if (moved !== null) result.summary = result.summary === undefined ? moved : `${moved}; ${result.summary}`;
@@ -318,7 +321,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const work = facts.length > 0 && result.outside === undefined;
     // The key first: another check's message may quote a line, and it must not quote the key.
     const problem =
-      (await keyWritten(tree, base, conflicts, key)) ??
+      (await keyWritten(tree, treeChanges, conflicts, key)) ??
       failure ??
       (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
@@ -412,10 +415,10 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
  * Moves the pages that went cold to the archive, within what the run may still change
  * (dream.max_archived_pages, dream.max_changed_pages): a page over the bound simply waits for the next run.
  */
-async function archiveCold(ctx: VaultContext, tree: string, base: string, now: Date): Promise<ArchivedPage[]> {
+async function archiveCold(ctx: VaultContext, tree: string, base: string, now: Date, changes: readonly PathChange[]): Promise<ArchivedPage[]> {
   const { archive_after_days: afterDays, max_archived_pages: maxArchived, max_changed_pages: maxChanged } = ctx.config.dream;
   if (afterDays === 0) return [];
-  const changed = new Set((await worktreeChanges(tree, base)).map((c) => c.path));
+  const changed = new Set(changes.map((c) => c.path));
   const pages = [...changed].filter((rel) => isWikiPagePath(rel));
   // Counted as the safety check counts them: a page and its parts once.
   const limit = Math.max(0, Math.min(maxArchived, maxChanged - new Set((await wholePages(tree, pages)).values()).size));
@@ -774,8 +777,8 @@ function runKeyCheck(ctx: VaultContext): KeyCheck {
  * the inbox) and each conflict to be filed, alone and joined (a key split across two writes). The message names
  * the page, never the key.
  */
-async function keyWritten(tree: string, base: string, conflicts: readonly { subject: string; note: string }[], key: KeyCheck): Promise<CheckFailure | null> {
-  const changes = (await worktreeChanges(tree, base)).filter((c) => c.status !== 'D');
+async function keyWritten(tree: string, treeChanges: readonly PathChange[], conflicts: readonly { subject: string; note: string }[], key: KeyCheck): Promise<CheckFailure | null> {
+  const changes = treeChanges.filter((c) => c.status !== 'D');
   const texts: string[] = [];
   const where: string[] = [];
   for (const change of changes) {

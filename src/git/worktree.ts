@@ -130,7 +130,10 @@ let preloaded: { commit: string; files: Map<string, Buffer | null> } | null = nu
 /** Reads `rels` at `commit` with one `git cat-file --batch`, for showFile's later reads of them. */
 export async function preloadFiles(root: string, commit: string, rels: readonly string[]): Promise<void> {
   if (!/^[0-9a-f]{40,64}$/.test(commit) || rels.length === 0) return;
-  const wanted = [...new Set(rels)].filter((rel) => !/[\n\r]/.test(rel));
+  // Files of the same commit read before are kept: the checks and the current values each preload theirs.
+  const held = preloaded?.commit === commit ? preloaded.files : null;
+  const wanted = [...new Set(rels)].filter((rel) => !/[\n\r]/.test(rel) && held?.has(rel) !== true);
+  if (wanted.length === 0) return;
   const out = await new Promise<Buffer>((resolve, reject) => {
     const child = spawn('git', ['-C', root, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
@@ -140,7 +143,7 @@ export async function preloadFiles(root: string, commit: string, rels: readonly 
     child.stdin.end(wanted.map((rel) => `${commit}:${rel}\n`).join(''));
   }).catch(() => null);
   if (out === null) return;
-  const files = new Map<string, Buffer | null>();
+  const files = held ?? new Map<string, Buffer | null>();
   let at = 0;
   for (const rel of wanted) {
     const eol = out.indexOf(0x0a, at);
