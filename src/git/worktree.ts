@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { lstat, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
+import { withLock } from '../core/lock.js';
 import { GIT_FSYNC_CONFIG } from './run.js';
 
 const git = (root: string) => simpleGit({ baseDir: root, trimmed: false, config: [...GIT_FSYNC_CONFIG, 'core.quotepath=false', 'commit.gpgsign=false'] });
@@ -77,6 +78,15 @@ export async function removeScratchTrees(root: string, keep?: string): Promise<v
     if (left !== keep) await removeWorktree(root, path.join(dir, left));
   }
   await git(root).raw(['worktree', 'prune']).catch(() => undefined);
+}
+
+/**
+ * Removes the scratch tree a run left, unless a dream runs now (it scrubs its own tree of a forget made meanwhile):
+ * after a forget its files would hold the forgotten lines until the next run reset them.
+ */
+export async function dropIdleScratch(root: string): Promise<void> {
+  if ((await readdir(path.join(root, WORKTREES_DIR)).catch(() => [] as string[])).length === 0) return;
+  await withLock(root, 'dream', () => removeScratchTrees(root), { waitMs: 0 }).catch(() => undefined);
 }
 
 export async function removeWorktree(root: string, dir: string): Promise<void> {
