@@ -283,18 +283,20 @@ async function reviewFiles(root: string): Promise<string[]> {
  * header, with a link to each part; `vaultkeeper conflicts` and the ticking of resolved entries read the parts too.
  * Returns the files to write: the parts made, then the review page.
  */
-export function rollConflicts(existing: string, header: string, lines: readonly string[], partsBefore: number): Array<{ rel: string; text: string }> {
+export function rollConflicts(existing: string, header: string, lines: readonly string[], lastPart: number): Array<{ rel: string; text: string }> {
   const out: Array<{ rel: string; text: string }> = [];
-  let parts = partsBefore;
-  const fresh = (): string => `${header}${parts === 0 ? '' : `Older entries: ${Array.from({ length: parts }, (_, i) => `[[${partRel(parts - i).replace(/\.md$/, '')}|conflicts ${parts - i}]]`).join(' · ')}\n\n`}`;
+  // The review page counts as the first: its parts are 2, 3, …
+  let last = Math.max(1, lastPart);
+  const links = (): string => Array.from({ length: last - 1 }, (_, i) => `[[${partRel(last - i).replace(/\.md$/, '')}|conflicts ${last - i}]]`).join(' · ');
+  const fresh = (): string => `${header}${last === 1 ? '' : `Older entries: ${links()}\n\n`}`;
   let text = existing === '' ? fresh() : existing.endsWith('\n') ? `${existing}\n` : `${existing}\n\n`;
   let entries = existing === '' ? 0 : parseInbox(CONFLICTS_PAGE, existing).length;
   for (const line of lines) {
     const next = `${text}${line}\n`;
     if (entries > 0 && pastBound(next)) {
-      parts++;
+      last++;
       // The part keeps the review page's own words (its header too): only its title says which part it is.
-      out.push({ rel: partRel(parts), text: text.replace(/^title: Conflicts$/m, `title: Conflicts ${parts}`).replace(/^# Conflicts$/m, `# Conflicts ${parts}`) });
+      out.push({ rel: partRel(last), text: text.replace(/^title: Conflicts$/m, `title: Conflicts ${last}`).replace(/^# Conflicts$/m, `# Conflicts ${last}`) });
       text = `${fresh()}${line}\n`;
       entries = 1;
       continue;

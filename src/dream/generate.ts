@@ -64,7 +64,7 @@ export async function fileConflicts(root: string, run: string, conflicts: readon
   }
   const existing = await readOr(await confinedPath(root, CONFLICTS_PAGE), '');
   // Bounded like any page: past the bound its entries roll to an older part (conflicts.ts rollConflicts).
-  for (const { rel, text } of rollConflicts(existing, header, lines, (await reviewParts(root))[0] ?? 0)) await writeConfined(root, rel, text);
+  for (const { rel, text } of rollConflicts(existing, header, lines, (await reviewParts(root))[0] ?? 1)) await writeConfined(root, rel, text);
 }
 
 export interface JournalEntry {
