@@ -73,6 +73,13 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
   // The logs are read (for the categories of cited facts) only when some page is cold.
   let facts: Map<string, FactInfo> | undefined;
   const candidates: ArchivedPage[] = [];
+  // A commit's local day, once per commit: most commits touch thousands of pages.
+  const days = new Map<string, string>();
+  const dayOf = (commit: HistoryEntry): string => {
+    let day = days.get(commit.sha);
+    if (day === undefined) days.set(commit.sha, (day = localStamp(commitTime(commit), input.timeZone).date));
+    return day;
+  };
   for (const rel of await listWikiPages(input.tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel) || input.changed.has(rel)) continue;
     const commits = histories.get(rel) ?? [];
@@ -80,7 +87,7 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
     if (ownerOf(commits) !== 'dream') continue;
     // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
     // consolidated today leaves pages that are new, whatever the dates of their facts.
-    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map((c) => localStamp(commitTime(c), input.timeZone).date);
+    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map(dayOf);
     let last = touched.reduce((max, d) => (d > max ? d : max), '');
     if (last >= since) continue;
     const abs = path.join(input.tree, rel);
