@@ -16,7 +16,8 @@
 import { lstat, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
-import { pathHistories, type HistoryEntry } from '../git/audit.js';
+import type { HistoryEntry } from '../git/audit.js';
+import { historiesAt } from '../git/path-history.js';
 import { movePath } from '../git/worktree.js';
 import { listWikiPages } from '../pages/discover.js';
 import { readRecallEvents } from '../recall/events.js';
@@ -33,6 +34,8 @@ export interface ArchiveInput {
   tree: string;
   /** The real vault, where recall events are kept. */
   vaultRoot: string;
+  /** The commit the tree started from: the pages' histories are read there. */
+  base: string;
   now: Date;
   timeZone: string;
   /** dream.archive_after_days; 0 disables archiving. */
@@ -64,37 +67,40 @@ export async function archiveColdPages(input: ArchiveInput): Promise<ArchivedPag
   // Active on or after this day keeps a page; "for N days" means the last activity is N days old or more.
   const since = daysBefore(today, input.afterDays - 1);
   const recalled = await lastRecalls(input.vaultRoot, input.timeZone);
+  // The history first, kept in memory and read since the last run only (path-history.ts): a page the dream did
+  // not create, or one a run or a person touched lately, is not read at all.
+  const histories = await historiesAt(input.vaultRoot, input.base);
   // The logs are read (for the categories of cited facts) only when some page is cold.
   let facts: Map<string, FactInfo> | undefined;
-  // Cold by its citations and recall first; git is asked once about those pages together.
-  const cold: Array<{ rel: string; last: string }> = [];
+  const candidates: ArchivedPage[] = [];
+  // A commit's local day, once per commit: most commits touch thousands of pages.
+  const days = new Map<string, string>();
+  const dayOf = (commit: HistoryEntry): string => {
+    let day = days.get(commit.sha);
+    if (day === undefined) days.set(commit.sha, (day = localStamp(commitTime(commit), input.timeZone).date));
+    return day;
+  };
   for (const rel of await listWikiPages(input.tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel) || input.changed.has(rel)) continue;
+    const commits = histories.get(rel) ?? [];
+    // Only a page the dream created is the dream's to retire.
+    if (ownerOf(commits) !== 'dream') continue;
+    // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
+    // consolidated today leaves pages that are new, whatever the dates of their facts.
+    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map(dayOf);
+    let last = touched.reduce((max, d) => (d > max ? d : max), '');
+    if (last >= since) continue;
     const abs = path.join(input.tree, rel);
     // A page linked in (a symlink) is read, never moved or rewritten (DESIGN §9).
     if (!(await lstat(abs)).isFile()) continue;
     const text = await readFile(abs, 'utf8');
     const dates = citedDates(text);
     if (dates.length === 0 || stillDue(text, today)) continue;
-    let last = dates.reduce((max, d) => (d > max ? d : max), '');
+    last = dates.reduce((max, d) => (d > max ? d : max), last);
     last = [recalled.get(rel), ...citedIds(text).map((id) => recalled.get(id))].reduce<string>((max, d) => (d !== undefined && d > max ? d : max), last);
     if (last >= since) continue;
     facts ??= await factIndex(input.tree);
     if (durableLines(parsePageMemo(rel, text), facts, today).length > 0) continue;
-    cold.push({ rel, last });
-  }
-  const histories = await pathHistories(input.tree, cold.map((c) => c.rel));
-  const candidates: ArchivedPage[] = [];
-  for (const { rel, last: cited } of cold) {
-    let last = cited;
-    const commits = histories.get(rel) ?? [];
-    // Only a page the dream created is the dream's to retire.
-    if (ownerOf(commits) !== 'dream') continue;
-    // A dream run that changed it, or a person's edit, is activity too: a backlog of old logs
-    // consolidated today leaves pages that are new, whatever the dates of their facts.
-    const touched = commits.filter((c) => c.op === null || c.op === 'snapshot' || c.op === 'dream').map((c) => localStamp(commitTime(c), input.timeZone).date);
-    last = touched.reduce((max, d) => (d > max ? d : max), last);
-    if (last >= since) continue;
     candidates.push({ from: rel, to: archiveName(rel, 1), lastActive: last });
   }
   candidates.sort((a, b) => a.lastActive.localeCompare(b.lastActive) || a.from.localeCompare(b.from));

@@ -16,6 +16,7 @@ import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { ARCHIVE_DIR, archiveName, INBOX_DIR, isGeneratedPage } from '../vault/layout.js';
 import { isPersonsCommit, pageOwners } from './ownership.js';
 import { scrubForgotten } from './forget-match.js';
+import { pageBytes } from '../pages/page-read.js';
 
 
 /**
@@ -117,7 +118,7 @@ export async function placedIds(root: string): Promise<Set<string>> {
   const placed = new Set<string>();
   for (const rel of await listWikiPages(root)) {
     if (isGeneratedPage(rel) || rel.startsWith(INBOX_DIR)) continue;
-    for (const chunk of parsePageMemo(rel, await readFile(path.join(root, rel))).chunks) for (const id of chunk.citations) placed.add(id);
+    for (const chunk of parsePageMemo(rel, pageBytes(root, rel)).chunks) for (const id of chunk.citations) placed.add(id);
   }
   return placed;
 }
@@ -125,7 +126,7 @@ export async function placedIds(root: string): Promise<Set<string>> {
 /** Every changed page must parse: frontmatter and markdown. */
 export async function pagesParse(root: string, pages: PageChanges): Promise<CheckFailure | null> {
   for (const rel of [...pages.created, ...pages.updated, ...pages.archived.map((a) => a.to)]) {
-    const parsed = parsePageMemo(rel, await readFile(path.join(root, rel)));
+    const parsed = parsePageMemo(rel, pageBytes(root, rel));
     if (parsed.frontmatterError !== undefined) return { check: 'safety', message: `${rel}: frontmatter does not parse (${parsed.frontmatterError})` };
     if (parsed.parserError !== undefined) return { check: 'safety', message: `${rel}: markdown does not parse (${parsed.parserError})` };
   }
@@ -137,7 +138,7 @@ export async function citedIds(root: string): Promise<Set<string>> {
   const cited = new Set<string>();
   for (const rel of await listWikiPages(root)) {
     if (isGeneratedPage(rel)) continue;
-    for (const chunk of parsePageMemo(rel, await readFile(path.join(root, rel))).chunks) for (const id of chunk.citations) cited.add(id);
+    for (const chunk of parsePageMemo(rel, pageBytes(root, rel)).chunks) for (const id of chunk.citations) cited.add(id);
   }
   return cited;
 }

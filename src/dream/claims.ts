@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { showFile } from '../git/worktree.js';
+import { preloadFiles, showFile } from '../git/worktree.js';
 import { FenceTracker } from '../text/fence.js';
 import { isGeneratedPage } from '../vault/layout.js';
 import type { CheckFailure, PageChanges } from './checks.js';
@@ -62,7 +62,10 @@ export function proseLines(content: string): Array<{ line: number; text: string 
 /** The trimmed lines the given pages held at `base`: what a run found there is not its own. */
 export async function linesAtBase(vaultRoot: string, base: string, rels: Iterable<string>): Promise<Set<string>> {
   const lines = new Set<string>();
-  for (const rel of rels) {
+  const wanted = [...rels];
+  // One git process for all of them: a process per page cost more than the rest of a late backlog run.
+  await preloadFiles(vaultRoot, base, wanted);
+  for (const rel of wanted) {
     const before = await showFile(vaultRoot, base, rel);
     if (before !== null) for (const line of before.toString('utf8').split('\n')) lines.add(line.trim());
   }

@@ -10,7 +10,7 @@
  * removed), and ticks its entry in the review page 0_Inbox/conflicts.md. `vaultkeeper conflicts` (and the
  * health snapshot and dashboard, which ask the same) reads the pages, so it is right before that dream.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
@@ -18,6 +18,8 @@ import { citationsIn, citedDates, citedIds, withoutCitations } from '../text/cit
 import { writeConfined } from '../vault/confined-write.js';
 import { itemBody, subjectOf, type Keyed, type Page } from './page.js';
 import type { Conflict } from './consolidator.js';
+import { pastBound } from './bound.js';
+import { pageText } from '../pages/page-read.js';
 
 export const CONFLICTS_PAGE = '0_Inbox/conflicts.md';
 
@@ -131,6 +133,8 @@ export function resolveConflicts(pages: Iterable<Page>): void {
 
 /** An entry of the review page, and where its conflict stands now. */
 export interface OpenConflict {
+  /** The review page holding the entry: CONFLICTS_PAGE, or one of its older parts (`0_Inbox/conflicts 2.md`, …). */
+  file: string;
   line: number;
   subject: string;
   text: string;
@@ -145,6 +149,7 @@ export interface OpenConflict {
 }
 
 interface InboxEntry {
+  file: string;
   line: number;
   subject: string;
   text: string;
@@ -154,13 +159,13 @@ interface InboxEntry {
   on: string | null;
 }
 
-function parseInbox(content: string): InboxEntry[] {
+function parseInbox(file: string, content: string): InboxEntry[] {
   const out: InboxEntry[] = [];
   content.split(/\r?\n/).forEach((line, index) => {
     const match = /^\s*- \[( |x|X)\] \*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
     if (match === null) return;
     const on = ON_PAGE_RE.exec(line)?.[1];
-    out.push({ line: index + 1, subject: match[2]!, text: match[3]!, ticked: match[1] !== ' ', ids: citedIds(line), on: on === undefined ? null : `${on}.md` });
+    out.push({ file, line: index + 1, subject: match[2]!, text: match[3]!, ticked: match[1] !== ' ', ids: citedIds(line), on: on === undefined ? null : `${on}.md` });
   });
   return out;
 }
@@ -205,10 +210,16 @@ function standingOn(rel: string, content: string, entry: InboxEntry): Standing |
  */
 async function standings(root: string, entries: readonly InboxEntry[]): Promise<Map<InboxEntry, Standing>> {
   const found = new Map<InboxEntry, Standing>();
-  const read = (rel: string): Promise<string | null> => readFile(path.join(root, rel), 'utf8').catch(() => null);
+  const read = (rel: string): string | null => {
+    try {
+      return pageText(root, rel);
+    } catch {
+      return null;
+    }
+  };
   for (const entry of entries) {
     if (entry.on === null) continue;
-    const text = await read(entry.on);
+    const text = read(entry.on);
     const standing = text === null ? null : standingOn(entry.on, text, entry);
     if (standing !== null) found.set(entry, standing);
   }
@@ -216,7 +227,7 @@ async function standings(root: string, entries: readonly InboxEntry[]): Promise<
   if (left.length === 0) return found;
   for (const rel of await listWikiPages(root)) {
     if (rel === CONFLICTS_PAGE) continue;
-    const text = await read(rel);
+    const text = read(rel);
     if (text === null) continue;
     // The ids the page's lines cite, read once: most pages cite none of an entry's facts (a scan of the page per
     // entry grew with the vault times the conflicts).
@@ -237,10 +248,11 @@ async function standings(root: string, entries: readonly InboxEntry[]): Promise<
  * value, or gone (for an entry that names its page: a person deleted the line).
  */
 export async function readConflicts(root: string): Promise<OpenConflict[]> {
-  const inbox = parseInbox(await readFile(path.join(root, CONFLICTS_PAGE), 'utf8').catch(() => ''));
+  const inbox: InboxEntry[] = [];
+  for (const file of await reviewFiles(root)) inbox.push(...parseInbox(file, await readFile(path.join(root, file), 'utf8').catch(() => '')));
   const found = await standings(root, inbox.filter((e) => !e.ticked));
   return inbox.map((entry) => {
-    const base = { line: entry.line, subject: entry.subject, text: entry.text };
+    const base = { file: entry.file, line: entry.line, subject: entry.subject, text: entry.text };
     if (entry.ticked) return { ...base, resolved: true, page: entry.on, resolved_by: 'inbox' };
     const standing = found.get(entry);
     if (standing !== undefined) return { ...base, resolved: standing.resolved_by !== null, page: standing.page, resolved_by: standing.resolved_by };
@@ -249,12 +261,59 @@ export async function readConflicts(root: string): Promise<OpenConflict[]> {
   });
 }
 
+/** An older part of the review page: `0_Inbox/conflicts 2.md`, the first filled, then 3, … (rollConflicts). */
+const PART_RE = /^conflicts (\d+)\.md$/;
+const partRel = (n: number): string => `${path.posix.dirname(CONFLICTS_PAGE)}/conflicts ${n}.md`;
+
+/** The numbers of the review page's older parts, newest (highest) first. */
+export async function reviewParts(root: string): Promise<number[]> {
+  const names = await readdir(path.join(root, path.posix.dirname(CONFLICTS_PAGE))).catch(() => [] as string[]);
+  return names.flatMap((name) => PART_RE.exec(name)?.[1] ?? []).map(Number).sort((a, b) => b - a);
+}
+
+/** The review page and its older parts, the review page first, then the parts newest first. */
+async function reviewFiles(root: string): Promise<string[]> {
+  return [CONFLICTS_PAGE, ...(await reviewParts(root)).map(partRel)];
+}
+
+/**
+ * The review page's text with `lines` (entries) added, bounded like any page (issue 31: it reached 55 KB over a
+ * 10k backlog): when an entry would take it past MAX_PAGE_BYTES or MAX_PAGE_LINES, the entries it holds move, byte
+ * for byte, to its next older part (`0_Inbox/conflicts 2.md`, 3, …) and the review page starts again from its
+ * header, with a link to each part; `vaultkeeper conflicts` and the ticking of resolved entries read the parts too.
+ * Returns the files to write: the parts made, then the review page.
+ */
+export function rollConflicts(existing: string, header: string, lines: readonly string[], lastPart: number): Array<{ rel: string; text: string }> {
+  const out: Array<{ rel: string; text: string }> = [];
+  // The review page counts as the first: its parts are 2, 3, …
+  let last = Math.max(1, lastPart);
+  const links = (): string => Array.from({ length: last - 1 }, (_, i) => `[[${partRel(last - i).replace(/\.md$/, '')}|conflicts ${last - i}]]`).join(' · ');
+  const fresh = (): string => `${header}${last === 1 ? '' : `Older entries: ${links()}\n\n`}`;
+  let text = existing === '' ? fresh() : existing.endsWith('\n') ? `${existing}\n` : `${existing}\n\n`;
+  let entries = existing === '' ? 0 : parseInbox(CONFLICTS_PAGE, existing).length;
+  for (const line of lines) {
+    const next = `${text}${line}\n`;
+    if (entries > 0 && pastBound(next)) {
+      last++;
+      // The part keeps the review page's own words (its header too): only its title says which part it is.
+      out.push({ rel: partRel(last), text: text.replace(/^title: Conflicts$/m, `title: Conflicts ${last}`).replace(/^# Conflicts$/m, `# Conflicts ${last}`) });
+      text = `${fresh()}${line}\n`;
+      entries = 1;
+      continue;
+    }
+    text = next;
+    entries++;
+  }
+  out.push({ rel: CONFLICTS_PAGE, text });
+  return out;
+}
+
 /**
  * The page holding a conflict line that cites all of each list's ids (the one the offline rules write), or null:
  * all of a run's conflicts in one pass over the pages (a pass per conflict grew with the vault).
  */
 export async function conflictPages(root: string, idLists: ReadonlyArray<readonly string[]>): Promise<Array<string | null>> {
-  const entries: InboxEntry[] = idLists.map((ids) => ({ line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null }));
+  const entries: InboxEntry[] = idLists.map((ids) => ({ file: CONFLICTS_PAGE, line: 0, subject: '', text: '', ticked: false, ids: [...ids], on: null }));
   const found = await standings(root, entries);
   return entries.map((entry) => found.get(entry)?.page ?? null);
 }
@@ -264,16 +323,17 @@ export async function conflictPages(root: string, idLists: ReadonlyArray<readonl
  * settled them). Only the box of such an entry changes; every other byte of the page stays. Returns how many.
  */
 export async function closeResolved(root: string): Promise<number> {
-  const file = path.join(root, CONFLICTS_PAGE);
-  const inbox = await readFile(file, 'utf8').catch(() => null);
-  if (inbox === null) return 0;
-  const closing = new Set((await readConflicts(root)).filter((c) => c.resolved && c.resolved_by !== 'inbox').map((c) => c.line));
-  if (closing.size === 0) return 0;
-  // Split keeping each line's own ending, so a CRLF page stays CRLF.
-  const parts = inbox.split(/(\r?\n)/);
-  for (let i = 0, line = 1; i < parts.length; i += 2, line++) {
-    if (closing.has(line)) parts[i] = parts[i]!.replace(/^(\s*- )\[ \]/, '$1[x]');
+  const closing = (await readConflicts(root)).filter((c) => c.resolved && c.resolved_by !== 'inbox');
+  for (const file of new Set(closing.map((c) => c.file))) {
+    const inbox = await readFile(path.join(root, file), 'utf8').catch(() => null);
+    if (inbox === null) continue;
+    const lines = new Set(closing.filter((c) => c.file === file).map((c) => c.line));
+    // Split keeping each line's own ending, so a CRLF page stays CRLF.
+    const parts = inbox.split(/(\r?\n)/);
+    for (let i = 0, line = 1; i < parts.length; i += 2, line++) {
+      if (lines.has(line)) parts[i] = parts[i]!.replace(/^(\s*- )\[ \]/, '$1[x]');
+    }
+    await writeConfined(root, file, parts.join(''));
   }
-  await writeConfined(root, CONFLICTS_PAGE, parts.join(''));
-  return closing.size;
+  return closing.length;
 }

@@ -14,7 +14,8 @@ import { JOURNAL_FILE } from './journal.js';
 import { redact } from '../core/redact.js';
 import { linkTarget } from './memory.js';
 import { byText } from '../text/compare.js';
-import { closeResolved, conflictPages, CONFLICTS_PAGE } from './conflicts.js';
+import { closeResolved, conflictPages, CONFLICTS_PAGE, reviewParts, rollConflicts } from './conflicts.js';
+import { pageBytes } from '../pages/page-read.js';
 
 export { CONFLICTS_PAGE, type OpenConflict } from './conflicts.js';
 
@@ -61,7 +62,9 @@ export async function fileConflicts(root: string, run: string, conflicts: readon
     const on = page === null ? '' : ` · on [[${page.replace(/\.md$/, '')}|${path.posix.basename(page, '.md')}]]`;
     lines.push(`- [ ] **${c.subject.replace(/\s+/g, ' ')}**: ${c.note.replace(/\s+/g, ' ')} ${cites} (${run})${on}`);
   }
-  await appendSection(root, CONFLICTS_PAGE, header, `${lines.join('\n')}\n`);
+  const existing = await readOr(await confinedPath(root, CONFLICTS_PAGE), '');
+  // Bounded like any page: past the bound its entries roll to an older part (conflicts.ts rollConflicts).
+  for (const { rel, text } of rollConflicts(existing, header, lines, (await reviewParts(root))[0] ?? 1)) await writeConfined(root, rel, text);
 }
 
 export interface JournalEntry {
@@ -137,8 +140,8 @@ interface PageSummary {
 async function summarize(root: string): Promise<PageSummary[]> {
   const out: PageSummary[] = [];
   for (const rel of await listWikiPages(root)) {
-    const content = await readFile(path.join(root, rel), 'utf8');
-    const page = parsePageMemo(rel, content);
+    // The bytes, as the checks and MEMORY.md parse them: one parse a page for all of them.
+    const page = parsePageMemo(rel, pageBytes(root, rel));
     out.push({ rel, title: page.title, type: page.frontmatter.type ?? '', tags: page.tags });
   }
   return out;

@@ -31,6 +31,7 @@ import { byText } from '../text/compare.js';
 import { readStateChange } from '../text/state-change.js';
 import { subjectOf } from './page.js';
 import { TOPICAL_SECTIONS, topicalKind, type TopicalKind } from './memory-topics.js';
+import { pageBytes } from '../pages/page-read.js';
 
 export type DurableKind = 'health' | 'commitment' | 'current' | 'principle' | 'preference' | 'relationship' | 'decision' | 'skill';
 /** The kinds MEMORY.md ranks: the durable ones, then plain-English statements by subject (memory-topics.ts). */
@@ -167,7 +168,7 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   const recall = await recallCounts(vaultRoot);
   const tombstones = await readTombstones(root);
   for (const rel of await listWikiPages(root)) {
-    const page = parsePageMemo(rel, await readFile(path.join(root, rel)));
+    const page = parsePageMemo(rel, pageBytes(root, rel));
     all.push({ rel, title: page.title });
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.

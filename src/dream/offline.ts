@@ -18,7 +18,7 @@
  * It only appends to lines or moves them: a line a person wrote stays, and a page no rule touches is
  * not rewritten (its line endings, blank lines and code stay as they were).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readLog, type Category, type Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
@@ -48,6 +48,7 @@ import { citeQuestion } from './exchanges.js';
 import { brief } from './brief.js';
 import { slicer } from './slice.js';
 import { readStateChange, type StateChange } from '../text/state-change.js';
+import { pageText } from '../pages/page-read.js';
 
 const ZONE_OF: Record<Category, string> = {
   preference: '3_Personal',
@@ -113,7 +114,7 @@ interface Plan {
 async function consolidate(input: ConsolidationInput): Promise<ConsolidationResult> {
   const pages = new Map<string, Page>();
   for (const rel of await listWikiPages(input.root)) {
-    const content = await readFile(path.join(input.root, rel), 'utf8');
+    const content = pageText(input.root, rel);
     pages.set(rel, new Page(rel, content.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n'), false, content));
   }
   // A person's notes on an adopted vault are theirs (dream.adopted_notes): read, never written; the dream's

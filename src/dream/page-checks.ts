@@ -4,8 +4,6 @@
  * is promoted to a page's lead (its opening lines or `## Current`) while the conflict stands. Each has
  * its own check name (page_size, broken_link, disputed_lead), so a failed run says which rule it broke.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { showFile } from '../git/worktree.js';
 import { listLogDates } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
@@ -16,6 +14,7 @@ import type { CheckFailure, PageChanges } from './checks.js';
 import type { Conflict } from './consolidator.js';
 import { citedIds } from '../text/citation.js';
 import type { Fact } from '../logs/factlog.js';
+import { pageBytes, pageText } from '../pages/page-read.js';
 
 const LINK_RE = /!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]/g;
 
@@ -33,12 +32,12 @@ export async function pageChecks(root: string, vaultRoot: string, base: string, 
   if (changed.length === 0) return null;
   const all = await listWikiPages(root);
   const resolve = linkResolver(
-    await Promise.all(all.map(async (rel) => ({ path: rel, aliases: parsePageMemo(rel, await readFile(path.join(root, rel))).frontmatter.aliases }))),
+    all.map((rel) => ({ path: rel, aliases: parsePageMemo(rel, pageBytes(root, rel)).frontmatter.aliases })),
     await listLogDates(root),
   );
   const disputed = new Set(conflicts.flatMap((c) => c.fact_ids));
   for (const rel of changed) {
-    const text = await readFile(path.join(root, rel), 'utf8');
+    const text = pageText(root, rel);
     const before = (await showFile(vaultRoot, base, rel))?.toString('utf8') ?? null;
     // A person's page that was already long is theirs to split; the run must not make a page too long.
     if (tooBig(text) && (before === null || !tooBig(before))) {

@@ -5,7 +5,7 @@
  * crash leaves it as it was, and the batch is simply redone.
  */
 import { dreamsElsewhere } from '../sync/machine.js';
-import { mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { syncDirs, writeFileAtomic } from './tools/atomic.js';
 import path from 'node:path';
 import { localStamp } from '../core/clock.js';
@@ -15,7 +15,7 @@ import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
 import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
-import { addWorktree, commitScratch, headCommit, preloadFiles, removeWorktree, showFile, worktreeChanges, worktreeDiff } from '../git/worktree.js';
+import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR, type PathChange } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -107,7 +107,7 @@ export interface DreamResult {
   retried?: string[];
 }
 
-export const WORKTREES_DIR = '.vaultkeeper/worktrees';
+export { WORKTREES_DIR } from '../git/worktree.js';
 export const RUN_TRAILER = 'Vaultkeeper-Run';
 /** How long a timed-out consolidator gets to stop before the run goes on without it. */
 const SETTLE_MS = 5_000;
@@ -258,12 +258,13 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     failpoint('dream:after-snapshot');
   }
   let base = await headCommit(ctx.root);
-  const tree = path.join(await confinedPath(ctx.root, WORKTREES_DIR, 'folder'), run);
-  // Under the dream lock no other run is alive: any scratch tree left here is a crashed run's.
-  for (const left of await readdir(path.join(ctx.root, WORKTREES_DIR)).catch(() => [] as string[])) {
-    await removeWorktree(ctx.root, path.join(ctx.root, WORKTREES_DIR, left));
-  }
-  await addWorktree(ctx.root, tree, base);
+  const tree = path.join(await confinedPath(ctx.root, WORKTREES_DIR, 'folder'), SCRATCH_TREE);
+  // Under the dream lock no other run is alive: any other scratch tree left here is a crashed run's; the one
+  // the last run left is brought to the base, writing only what differs (checkoutScratch).
+  await removeScratchTrees(ctx.root, SCRATCH_TREE);
+  await checkoutScratch(ctx.root, tree, base);
+  // Kept for the next run only after a run that went through: its files are the vault's then.
+  let keepTree = false;
   try {
     if (dryRun) {
       // A person's uncommitted edits become the scratch tree's own base, so the checks do not take
@@ -276,10 +277,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const forgottenBefore = await forgottenLinesHeld(tree, tombstones);
     // A person's notes on an adopted vault, which the consolidator may not write (dream.adopted_notes).
     const readOnly = await readOnlyPages(tree, ctx.config.dream.adopted_notes);
-    const reset = async (): Promise<void> => {
-      await removeWorktree(ctx.root, tree);
-      await addWorktree(ctx.root, tree, base);
-    };
+    const reset = (): Promise<void> => checkoutScratch(ctx.root, tree, base);
     const previousFailure = failureOf(state, dates, retrying);
     const consolidated = facts.length === 0 ? emptyBatch() : await consolidate(ctx, options, deps, { tree, run, dates, facts, tombstones, readOnly, previousFailure, now, emit, reset }, result);
     result.llm = consolidated.llm;
@@ -293,12 +291,15 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     result.conflicts = conflicts.length;
     // Whatever the consolidator wrote or kept, a forgotten fact does not stay on a page, nor in a new page's name.
     const scrubbed = await removeForgottenLines(tree, tombstones);
-    const named = await removeForgottenNames(tree, (await worktreeChanges(tree, base)).filter((c) => c.status === 'A').map((c) => c.path), tombstones);
+    // What the consolidator changed, asked of git once (each ask stages the whole tree) and again only after a page went.
+    let consolidatedChanges = await worktreeChanges(tree, base);
+    const named = await removeForgottenNames(tree, consolidatedChanges.filter((c) => c.status === 'A').map((c) => c.path), tombstones);
+    if (named.length > 0) consolidatedChanges = await worktreeChanges(tree, base);
     result.forgotten = forgottenRemoved(forgottenBefore, scrubbed) + named.length;
     if (result.forgotten > 0) emit({ type: 'step', message: `removed ${result.forgotten} lines citing or repeating forgotten facts` });
     failpoint('dream:after-consolidate');
-    const written = new Set((await worktreeChanges(tree, base)).filter((c) => c.status !== 'D').map((c) => c.path));
-    const archived = await archiveCold(ctx, tree, base, now);
+    const written = new Set(consolidatedChanges.filter((c) => c.status !== 'D').map((c) => c.path));
+    const archived = await archiveCold(ctx, tree, base, now, consolidatedChanges);
     const moved = archived.length === 0 ? null : `archived ${archived.length} pages unused since ${archived.map((a) => `${a.lastActive} (${a.from})`).join(', ')}`;
     for (const page of archived) emit({ type: 'page', path: page.to, action: 'archived' });
     if (moved !== null) result.summary = result.summary === undefined ? moved : `${moved}; ${result.summary}`;
@@ -320,7 +321,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     const work = facts.length > 0 && result.outside === undefined;
     // The key first: another check's message may quote a line, and it must not quote the key.
     const problem =
-      (await keyWritten(tree, base, conflicts, key)) ??
+      (await keyWritten(tree, treeChanges, conflicts, key)) ??
       failure ??
       (work ? proofOfWork(pages) : null) ??
       (await pagesParse(tree, pages)) ??
@@ -379,6 +380,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       await writeMemory(tree, ctx.root, run, { maxLines: ctx.config.dream.memory_lines, today });
     };
     result.commit = await apply(ctx, tree, base, run, result, tombstones, regenerate);
+    keepTree = true;
     if (retrying) {
       for (const date of dates) {
         delete state.skip_retries[date];
@@ -403,7 +405,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     if (retrying) return failRetry(ctx, result, error, dates, state, dryRun);
     return fail(ctx, result, error, dates, state, now, dryRun);
   } finally {
-    await removeWorktree(ctx.root, tree);
+    if (!keepTree) await removeWorktree(ctx.root, tree);
     // The run's log keeps no forgotten text, whatever was forgotten before or during the run.
     if (!dryRun) await withWriteLock(ctx.root, async () => scrubRunLogs(ctx.root, await readTombstones(ctx.root), [run])).catch(() => undefined);
   }
@@ -413,14 +415,14 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
  * Moves the pages that went cold to the archive, within what the run may still change
  * (dream.max_archived_pages, dream.max_changed_pages): a page over the bound simply waits for the next run.
  */
-async function archiveCold(ctx: VaultContext, tree: string, base: string, now: Date): Promise<ArchivedPage[]> {
+async function archiveCold(ctx: VaultContext, tree: string, base: string, now: Date, changes: readonly PathChange[]): Promise<ArchivedPage[]> {
   const { archive_after_days: afterDays, max_archived_pages: maxArchived, max_changed_pages: maxChanged } = ctx.config.dream;
   if (afterDays === 0) return [];
-  const changed = new Set((await worktreeChanges(tree, base)).map((c) => c.path));
+  const changed = new Set(changes.map((c) => c.path));
   const pages = [...changed].filter((rel) => isWikiPagePath(rel));
   // Counted as the safety check counts them: a page and its parts once.
   const limit = Math.max(0, Math.min(maxArchived, maxChanged - new Set((await wholePages(tree, pages)).values()).size));
-  return archiveColdPages({ tree, vaultRoot: ctx.root, now, timeZone: ctx.timeZone, afterDays, limit, changed });
+  return archiveColdPages({ tree, vaultRoot: ctx.root, base, now, timeZone: ctx.timeZone, afterDays, limit, changed });
 }
 
 interface RunInput {
@@ -775,8 +777,8 @@ function runKeyCheck(ctx: VaultContext): KeyCheck {
  * the inbox) and each conflict to be filed, alone and joined (a key split across two writes). The message names
  * the page, never the key.
  */
-async function keyWritten(tree: string, base: string, conflicts: readonly { subject: string; note: string }[], key: KeyCheck): Promise<CheckFailure | null> {
-  const changes = (await worktreeChanges(tree, base)).filter((c) => c.status !== 'D');
+async function keyWritten(tree: string, treeChanges: readonly PathChange[], conflicts: readonly { subject: string; note: string }[], key: KeyCheck): Promise<CheckFailure | null> {
+  const changes = treeChanges.filter((c) => c.status !== 'D');
   const texts: string[] = [];
   const where: string[] = [];
   for (const change of changes) {

@@ -22,8 +22,6 @@
  * to History.
  */
 import { byText } from '../text/compare.js';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Fact } from '../logs/factlog.js';
 import { listWikiPages } from '../pages/discover.js';
 import { citationsIn, citedIds, withoutCitations } from '../text/citation.js';
@@ -38,6 +36,7 @@ import { isDisputed, newestValues, statedValue, type NewestValue } from './curre
 import { cite } from './generate.js';
 import { isItem, itemBody, subjectOf } from './page.js';
 import { writeFileAtomic } from './tools/atomic.js';
+import { pageText } from '../pages/page-read.js';
 
 export interface CurrentCorrection {
   path: string;
@@ -80,7 +79,7 @@ export async function holdNewestCurrent(input: CurrentInput): Promise<CurrentRes
   const pages: Array<{ rel: string; content: string; current: CurrentLine[] }> = [];
   for (const rel of await listWikiPages(tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
-    const content = await readFile(path.join(tree, rel), 'utf8');
+    const content = pageText(tree, rel);
     if (!content.includes('## Current')) continue;
     const current = currentLines(content).filter((l) => written.has(rel) || batchKeys.has(l.key));
     if (current.length > 0) pages.push({ rel, content, current });
@@ -158,7 +157,7 @@ async function addMissingCurrent(tree: string, written: ReadonlySet<string>, bat
   const live: Array<{ rel: string; content: string }> = [];
   for (const rel of await listWikiPages(tree)) {
     if (rel.startsWith(ARCHIVE_DIR) || rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
-    live.push({ rel, content: await readFile(path.join(tree, rel), 'utf8') });
+    live.push({ rel, content: pageText(tree, rel) });
   }
   const held = new Set(live.flatMap((p) => currentLines(p.content).map((l) => `${l.key}\n${normalizeText(l.value)}`)));
   // A value a person wrote under Current without a citation is theirs: the runner adds none beside it.

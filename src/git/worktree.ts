@@ -3,8 +3,10 @@
  * vault. A failed or crashed run leaves the vault untouched; its worktree is pruned on the next run.
  */
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { simpleGit } from 'simple-git';
+import { withLock } from '../core/lock.js';
 import { GIT_FSYNC_CONFIG } from './run.js';
 
 const git = (root: string) => simpleGit({ baseDir: root, trimmed: false, config: [...GIT_FSYNC_CONFIG, 'core.quotepath=false', 'commit.gpgsign=false'] });
@@ -24,6 +26,67 @@ export async function commitScratch(dir: string, message: string): Promise<strin
   await g.raw(['add', '--all']);
   await g.raw(['commit', '--quiet', '--no-verify', '--allow-empty', '-m', message]);
   return (await g.raw(['rev-parse', 'HEAD'])).trim();
+}
+
+/** Where the dream's scratch trees live, in the vault. */
+export const WORKTREES_DIR = '.vaultkeeper/worktrees';
+/** The one scratch tree a run that went through leaves for the next (checkoutScratch). */
+export const SCRATCH_TREE = 'scratch';
+
+/**
+ * The run's scratch tree `dir` at `commit`. The tree the last run that went through left there (its files are the
+ * vault's at that commit) is brought to `commit` with a hard reset and a clean: git writes only the files that
+ * differ, where a new worktree wrote every page of the vault and its removal deleted them all, on every run
+ * (issue 31). Anything else at `dir` (a crash's leftovers git cannot reset, a folder that is not this
+ * repository's worktree) is removed and the tree made afresh.
+ */
+export async function checkoutScratch(root: string, dir: string, commit: string): Promise<void> {
+  if (await isWorktreeOf(root, dir)) {
+    try {
+      await git(dir).raw(['reset', '--hard', '--quiet', commit]);
+      // -x too: nothing a consolidator left, ignored or not, stays for the next run.
+      await git(dir).raw(['clean', '-ffdxq']);
+      return;
+    } catch {
+      // made afresh below
+    }
+  }
+  await removeWorktree(root, dir);
+  await addWorktree(root, dir, commit);
+}
+
+/** Whether `dir` is a real folder (no link) that is a worktree of the repository at `root`, at its own top. */
+async function isWorktreeOf(root: string, dir: string): Promise<boolean> {
+  const info = await lstat(dir).catch(() => null);
+  if (info === null || !info.isDirectory() || !(await lstat(path.join(dir, '.git')).then((g) => g.isFile(), () => false))) return false;
+  try {
+    const out = (await git(dir).raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])).split('\n');
+    const [top = '', common = ''] = out.map((line) => line.trim());
+    return (await realpath(top)) === (await realpath(dir)) && (await realpath(common)) === (await realpath(path.join(root, '.git')));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes every scratch tree of the vault but `keep` (a file name under WORKTREES_DIR): a crashed run's, or all of
+ * them before a purge rewrites the history (a tree's HEAD and index would keep the old objects, its files the text).
+ */
+export async function removeScratchTrees(root: string, keep?: string): Promise<void> {
+  const dir = path.join(root, WORKTREES_DIR);
+  for (const left of await readdir(dir).catch(() => [] as string[])) {
+    if (left !== keep) await removeWorktree(root, path.join(dir, left));
+  }
+  await git(root).raw(['worktree', 'prune']).catch(() => undefined);
+}
+
+/**
+ * Removes the scratch tree a run left, unless a dream runs now (it scrubs its own tree of a forget made meanwhile):
+ * after a forget its files would hold the forgotten lines until the next run reset them.
+ */
+export async function dropIdleScratch(root: string): Promise<void> {
+  if ((await readdir(path.join(root, WORKTREES_DIR)).catch(() => [] as string[])).length === 0) return;
+  await withLock(root, 'dream', () => removeScratchTrees(root), { waitMs: 0 }).catch(() => undefined);
 }
 
 export async function removeWorktree(root: string, dir: string): Promise<void> {
@@ -77,7 +140,10 @@ let preloaded: { commit: string; files: Map<string, Buffer | null> } | null = nu
 /** Reads `rels` at `commit` with one `git cat-file --batch`, for showFile's later reads of them. */
 export async function preloadFiles(root: string, commit: string, rels: readonly string[]): Promise<void> {
   if (!/^[0-9a-f]{40,64}$/.test(commit) || rels.length === 0) return;
-  const wanted = [...new Set(rels)].filter((rel) => !/[\n\r]/.test(rel));
+  // Files of the same commit read before are kept: the checks and the current values each preload theirs.
+  const held = preloaded?.commit === commit ? preloaded.files : null;
+  const wanted = [...new Set(rels)].filter((rel) => !/[\n\r]/.test(rel) && held?.has(rel) !== true);
+  if (wanted.length === 0) return;
   const out = await new Promise<Buffer>((resolve, reject) => {
     const child = spawn('git', ['-C', root, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
@@ -87,7 +153,7 @@ export async function preloadFiles(root: string, commit: string, rels: readonly 
     child.stdin.end(wanted.map((rel) => `${commit}:${rel}\n`).join(''));
   }).catch(() => null);
   if (out === null) return;
-  const files = new Map<string, Buffer | null>();
+  const files = held ?? new Map<string, Buffer | null>();
   let at = 0;
   for (const rel of wanted) {
     const eol = out.indexOf(0x0a, at);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
 import { gitRunner } from '../git/run.js';
+import { removeScratchTrees } from '../git/worktree.js';
 import { markPushDue } from './push-due.js';
 import type { Scrubber } from './scrub.js';
 
@@ -77,8 +78,9 @@ function gitPipe(root: string, args: readonly string[], input: Buffer | null): P
 
 export async function rewriteHistory(root: string, scrub: Scrubber, now: Date): Promise<HistoryRewrite> {
   const git = gitRunner(root);
-  // The dream's scratch worktrees are gone when no run holds the lock; their records would pin old commits.
-  await git.raw(['worktree', 'prune']);
+  // The dream's scratch trees go (the last run's is kept for the next): their HEADs and indexes would pin old
+  // commits, their files hold the text.
+  await removeScratchTrees(root);
   const listed = (await git.raw(['for-each-ref', '--format=%(refname) %(objectname)'])).split('\n').filter((r) => r !== '');
   const refs = listed.map((line) => line.split(' ')[0]!);
   // Before the tracking refs go: the heads each remote had, the lease of the force push sync makes (push-due.ts).

@@ -46,11 +46,14 @@ describe('a dream killed mid-run', () => {
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' })).toBe('');
     expect((await readJournal(root)).watermark).toBeNull();
 
-    // The next run (offline here) redoes the same batch, and the dead run's scratch tree is pruned.
+    // The next run (offline here) redoes the same batch from a clean scratch tree: the dead run's page is gone from it.
     const redo = await runJson<{ status: string; batch: { from: string; to: string } }>(['--vault', root, 'dream', '--force', '--offline']);
     expect(redo).toMatchObject({ status: 'ok', batch: { from: '2026-06-01', to: '2026-06-01' } });
     // One #tea fact is too little for a page of its own: it joins its category's page.
     expect(await readFile(path.join(root, '2_Areas/General.md'), 'utf8')).toMatch(/Drinks green tea \[\[2026-06-01#\^f-/);
-    expect(execFileSync('git', ['worktree', 'list'], { cwd: root, encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
+    // The run that went through keeps its scratch tree for the next (git/worktree.ts checkoutScratch): the vault and it, no other.
+    const trees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: root, encoding: 'utf8' }).split('\n').filter((l) => l.startsWith('worktree '));
+    expect(trees.map((l) => path.relative(root, l.slice('worktree '.length)))).toEqual(['', '.vaultkeeper/worktrees/scratch']);
+    await expect(readFile(path.join(root, '.vaultkeeper/worktrees/scratch/2_Areas/Tea.md'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });

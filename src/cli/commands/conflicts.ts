@@ -21,6 +21,6 @@ export async function run(opts: { all?: boolean; json?: boolean }, globals: Glob
   if (conflicts.length === 0) printLine('no open conflicts');
   for (const c of conflicts) {
     const how = c.resolved_by === null || c.resolved_by === 'inbox' ? '' : `  (resolved: ${HOW[c.resolved_by]}${c.page === null ? '' : `, ${c.page}`})`;
-    printLine(`${c.resolved ? '[x]' : '[ ]'} 0_Inbox/conflicts.md:${c.line}  ${c.subject}: ${c.text}${how}`);
+    printLine(`${c.resolved ? '[x]' : '[ ]'} ${c.file}:${c.line}  ${c.subject}: ${c.text}${how}`);
   }
 }
