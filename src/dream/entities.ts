@@ -146,7 +146,11 @@ function plainText(text: string): string {
 
 type Term = { tags: string[]; offset: { start: number } };
 type Nlp = ((text: string) => { json(options?: { offset: boolean }): Array<{ terms: Term[] }> }) & {
-  model(): { one: { lexicon: Record<string, string | string[] | undefined>; tagSet: Record<string, { parents?: string[] } | undefined> } };
+  model(): {
+    one: { lexicon: Record<string, string | string[] | undefined>; tagSet: Record<string, { parents?: string[] } | undefined> };
+    /** Words the tagger decides by their context: "frank" is 'Person|Adj', "bill" 'Person|Noun'. */
+    two: { switches: Record<string, string | undefined> };
+  };
 };
 
 /** Words tagged per call of the tagger: a call costs far more than the words in it. */
@@ -170,6 +174,7 @@ const wordKey = (word: string): string => (/^\p{Lu}{2,}$/u.test(word) ? word : w
 class Tagger {
   private readonly tagsOf = new Map<string, string[]>();
   private readonly one: ReturnType<Nlp['model']>['one'];
+  private readonly switches: ReturnType<Nlp['model']>['two']['switches'];
 
   /**
    * @param midSentence words the batch capitalizes inside a sentence: a name there, so a guess from the
@@ -180,6 +185,17 @@ class Tagger {
     private readonly midSentence: ReadonlySet<string>,
   ) {
     this.one = nlp.model().one;
+    this.switches = nlp.model().two.switches;
+  }
+
+  /**
+   * A word the tagger knows both as a first name and as a common word ("Frank", "Bill", "Rose": read alone, an
+   * adjective or a noun), capitalized where a capital says something: inside a sentence, or first in one when the
+   * batch also capitalizes it inside one. Months are not among them ("in June").
+   */
+  ambiguousName(word: string, initial: boolean): boolean {
+    const choices = this.switches[word.toLowerCase()]?.split('|') ?? [];
+    return choices.includes('Person') && !choices.includes('Date') && /^\p{Lu}\p{Ll}/u.test(word) && (!initial || this.midSentence.has(word));
   }
 
   /** Tags every word not yet read, one word a line, many per call. */
@@ -223,6 +239,7 @@ class Tagger {
     if (NEVER_NAMES.has(lower)) return 'no';
     if (INITIALS_RE.test(word)) return 'unknown';
     if (this.nameTagged(word)) return 'name';
+    if (this.ambiguousName(word, initial)) return 'unknown';
     const tags = this.tags(word);
     if (!this.listed(word)) {
       const sure = tags.some((t) => SAFE_GUESS_TAGS.includes(t)) || (tags.includes('Adjective') && ADJECTIVE_ENDING_RE.test(lower));
@@ -237,7 +254,7 @@ class Tagger {
     if (NEVER_NAMES.has(word.toLowerCase())) return true;
     // A name's initials open it ("J.R.R. Tolkien"), whatever the tagger makes of the letters.
     if (INITIALS_RE.test(word) && word.length > 1) return false;
-    if (this.nameTagged(word)) return false;
+    if (this.nameTagged(word) || this.ambiguousName(word, initial)) return false;
     return this.tags(word).some((t) => NOT_NAME_TAGS.includes(t)) && (this.listed(word) || initial || this.tags(word).some((t) => SAFE_GUESS_TAGS.includes(t)));
   }
 
@@ -396,7 +413,7 @@ function namesInRun(r: Reading, from: number, to: number): Candidate[] {
       const alone = run[0]!.text;
       if (run.length === 1 && kinds[0] === 'unknown' && run[0]!.initial && !r.batch.midSentence.has(alone) && !(r.batch.startsNames.has(alone) && !r.batch.lowered.has(lower[0]!))) return [];
       const tags = run.flatMap((t) => tagger.tags(t.text));
-      if (phrase.some((t) => PERSON_TAGS.includes(t)) || tags.some((t) => PERSON_TAGS.includes(t))) vote('person', 3);
+      if (phrase.some((t) => PERSON_TAGS.includes(t)) || tags.some((t) => PERSON_TAGS.includes(t)) || run.some((t) => tagger.ambiguousName(t.text, t.initial))) vote('person', 3);
       else if (tags.some((t) => PLACE_TAGS.includes(t))) vote('place', run.length === 1 ? 3 : 2);
       else if (run.length === 1 && tags.includes('Organization')) vote('organization', 3);
     }

@@ -197,6 +197,24 @@ describe('recognizeEntities: kinds of names', () => {
     expect(r.names(0)).toEqual(['Diego']);
   });
 
+  it('reads a first name that is also a common word ("Frank", "Bill") as a name where a capital says so, never a month or the word itself', async () => {
+    const r = await recognize([
+      'Frank helped me fix the fence.',
+      'I had lunch with Frank at the diner.',
+      "Frank's daughter is starting college in the fall.",
+      'Bill lent me his ladder.',
+      'I met Bill at the hardware store.',
+      'I paid the phone bill and gave a frank answer.',
+      'Rose planted roses; we meet in June.',
+    ]);
+    expect(r.entity('Frank')?.facts).toBe(3);
+    expect(r.entity('Frank')?.entity.type).toBe('person');
+    expect(r.entity('Bill')?.facts).toBe(2);
+    expect(r.names(5)).toEqual([]);
+    // "Rose" only ever opens a sentence here and "June" is a month: neither is a name.
+    expect(r.names(6)).toEqual([]);
+  });
+
   it('finds a known page\'s name and aliases wherever they stand', async () => {
     const farid: Entity = { name: 'Farid Haddad', key: 'farid haddad', type: 'person' };
     const r = await recognize(['met farid haddad', 'Farid Haddad likes chess', 'so Farid Haddad called'], { known: [farid] });
