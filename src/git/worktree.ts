@@ -3,7 +3,7 @@
  * vault. A failed or crashed run leaves the vault untouched; its worktree is pruned on the next run.
  */
 import { spawn } from 'node:child_process';
-import { lstat, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { withLock } from '../core/lock.js';
@@ -78,6 +78,26 @@ export async function removeScratchTrees(root: string, keep?: string): Promise<v
     if (left !== keep) await removeWorktree(root, path.join(dir, left));
   }
   await git(root).raw(['worktree', 'prune']).catch(() => undefined);
+  await dropForeignScratchEntries(root);
+}
+
+/**
+ * A vault copied whole (`cp -r`, a backup restored beside the original) brings git's entries for its scratch trees
+ * along, naming the original's folders: `worktree prune` keeps them while the original exists, and their HEADs and
+ * indexes pin old commits in the copy, so a purge there left the purged text in git objects. An entry for a scratch
+ * tree (`…/.vaultkeeper/worktrees/<name>/.git`) outside this vault goes; a person's own worktrees stay.
+ */
+async function dropForeignScratchEntries(root: string): Promise<void> {
+  const admin = path.join(root, '.git', 'worktrees');
+  const real = async (p: string): Promise<string | null> => realpath(p).catch(() => null);
+  const own = (await real(path.join(root, WORKTREES_DIR))) ?? path.join((await real(root)) ?? root, WORKTREES_DIR);
+  for (const id of await readdir(admin).catch(() => [] as string[])) {
+    const gitdir = (await readFile(path.join(admin, id, 'gitdir'), 'utf8').catch(() => '')).trim();
+    if (!/[\\/]\.vaultkeeper[\\/]worktrees[\\/][^\\/]+[\\/]\.git$/u.test(gitdir)) continue;
+    const where = path.dirname(path.dirname(gitdir));
+    if (where === own || (await real(where)) === own) continue;
+    await rm(path.join(admin, id), { recursive: true, force: true });
+  }
 }
 
 /**

@@ -72,7 +72,10 @@ async function dreamTrace(root: string): Promise<string> {
   const files: string[] = [];
   for (const rel of await readdir(root, { recursive: true })) {
     const top = rel.split(path.sep)[0];
-    if (top === '.git' || top === 'logs' || rel.endsWith('tombstones.jsonl')) continue;
+    // The logs keep a forgotten fact's line by design (its tombstone hides it); so does the dream's kept scratch
+    // tree, a checkout of the vault's last commit (git/worktree.ts checkoutScratch), in its logs/.
+    const scratchLogs = /^\.vaultkeeper[\\/]worktrees[\\/][^\\/]+[\\/]logs(?:[\\/]|$)/u.test(rel);
+    if (top === '.git' || top === 'logs' || scratchLogs || rel.endsWith('tombstones.jsonl')) continue;
     files.push(rel, await readFile(path.join(root, rel), 'utf8').catch(() => ''));
   }
   return [commit, trees, ...files].join('\n');
