@@ -178,6 +178,7 @@ export interface HistoryEntry {
 
 const FIELD = '\u001f';
 const RECORD = '\u001e';
+const OP_LINE = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm');
 
 export async function history(root: string, options: { path?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
   const args = ['log', `--format=%H${FIELD}%aI${FIELD}%an${FIELD}%B${RECORD}`];
@@ -203,7 +204,7 @@ export async function history(root: string, options: { path?: string; limit?: nu
     .filter((record) => record.trim() !== '')
     .map((record) => {
       const [sha = '', date = '', author = '', body = ''] = record.split(FIELD);
-      const op = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm').exec(body)?.[1]?.trim() ?? null;
+      const op = OP_LINE.exec(body)?.[1]?.trim() ?? null;
       return { sha, date, author, message: body.trim(), op };
     });
 }
@@ -218,20 +219,28 @@ export async function pathHistories(root: string, paths: readonly string[]): Pro
     const chunk = paths.slice(i, i + 400).map((p) => `:(literal)${p}`);
     let text: string;
     try {
-      text = await git(root).raw(['log', '--no-renames', '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%B${FIELD}`, '--', ...chunk]);
+      text = await git(root).raw([...PATH_LOG_ARGS, '--', ...chunk]);
     } catch (error) {
       if (/does not have any commits/.test(errorMessage(error))) return out;
       throw error;
     }
-    for (const record of text.split(RECORD)) {
-      const [sha = '', date = '', author = '', body = '', names = ''] = record.split(FIELD);
-      if (sha === '') continue;
-      const op = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm').exec(body)?.[1]?.trim() ?? null;
-      const entry = { sha, date, author, message: body.trim(), op };
-      for (const name of names.split('\n')) out.get(name)?.push(entry);
-    }
+    readPathLog(text, (name, entry) => out.get(name)?.push(entry));
   }
   return out;
+}
+
+/** `git log` of each commit's changed paths, in the form readPathLog reads. */
+export const PATH_LOG_ARGS: readonly string[] = ['log', '--no-renames', '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%B${FIELD}`];
+
+/** Calls `add` for each path of each commit of a PATH_LOG_ARGS log, newest commit first. */
+export function readPathLog(text: string, add: (path: string, entry: HistoryEntry) => void): void {
+  for (const record of text.split(RECORD)) {
+    const [sha = '', date = '', author = '', body = '', names = ''] = record.split(FIELD);
+    if (sha === '') continue;
+    const op = OP_LINE.exec(body)?.[1]?.trim() ?? null;
+    const entry = { sha, date, author, message: body.trim(), op };
+    for (const name of names.split('\n')) if (name !== '') add(name, entry);
+  }
 }
 
 export interface WorkingChange {

@@ -5,12 +5,8 @@
  * have thousands). A commit that is not a descendant (an undo, a purge's rewrite) is read whole again.
  */
 import { errorMessage } from '../core/errors.js';
-import { OP_TRAILER, type HistoryEntry } from './audit.js';
+import { PATH_LOG_ARGS, readPathLog, type HistoryEntry } from './audit.js';
 import { GitCommandError, gitRunner } from './run.js';
-
-const FIELD = '\u001f';
-const RECORD = '\u001e';
-const OP_LINE = new RegExp(`^${OP_TRAILER}: (.+)$`, 'm');
 
 interface Kept {
   commit: string;
@@ -31,12 +27,12 @@ export async function historiesAt(root: string, commit: string): Promise<Readonl
   if (held !== undefined && (await isAncestor(root, held.commit, commit))) {
     paths = held.paths;
     // Newest first: the newer commits go before what each path held.
-    const newer = read(await git.raw(['log', '--no-renames', '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%B${FIELD}`, `${held.commit}..${commit}`]));
+    const newer = read(await git.raw([...PATH_LOG_ARGS, `${held.commit}..${commit}`]));
     for (const [rel, entries] of newer) paths.set(rel, [...entries, ...(paths.get(rel) ?? [])]);
   } else {
     let text: string;
     try {
-      text = await git.raw(['log', '--no-renames', '--name-only', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%B${FIELD}`, commit]);
+      text = await git.raw([...PATH_LOG_ARGS, commit]);
     } catch (error) {
       if (!/does not have any commits|unknown revision/.test(errorMessage(error))) throw error;
       text = '';
@@ -51,18 +47,11 @@ export async function historiesAt(root: string, commit: string): Promise<Readonl
 
 function read(text: string): Map<string, HistoryEntry[]> {
   const paths = new Map<string, HistoryEntry[]>();
-  for (const record of text.split(RECORD)) {
-    const [sha = '', date = '', author = '', body = '', names = ''] = record.split(FIELD);
-    if (sha === '') continue;
-    const op = OP_LINE.exec(body)?.[1]?.trim() ?? null;
-    const entry: HistoryEntry = { sha, date, author, message: body.trim(), op };
-    for (const name of names.split('\n')) {
-      if (name === '') continue;
-      const list = paths.get(name);
-      if (list === undefined) paths.set(name, [entry]);
-      else list.push(entry);
-    }
-  }
+  readPathLog(text, (name, entry) => {
+    const list = paths.get(name);
+    if (list === undefined) paths.set(name, [entry]);
+    else list.push(entry);
+  });
   return paths;
 }
 
