@@ -128,6 +128,10 @@ describe('forget is immediate everywhere', { timeout: 300_000 }, () => {
     expect(message).toContain(`~ ${page} (${held})`);
     expect(message).toContain('MEMORY.md: 1 fact out (the next dream regenerates it).');
     expect(await gitStatus(root)).toEqual([]);
+    // The scratch tree the last dream kept for the next (a checkout of its pages) holds the line no more either.
+    const scratch = path.join(root, '.vaultkeeper/worktrees');
+    const keptPages = (await readdir(scratch, { recursive: true }).catch(() => [] as string[])).filter((rel) => rel.endsWith('.md') && !/(?:^|[\\/])logs[\\/]/u.test(rel));
+    for (const rel of keptPages) expect(await readFile(path.join(scratch, rel), 'utf8'), rel).not.toMatch(PEANUTS);
 
     // The server started before the forget reads the files as they are now.
     const resource = await client.readResource({ uri: 'vaultkeeper://memory' });
