@@ -319,7 +319,7 @@ export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSetti
     };
     const mb = (bytes: number | null): string => (bytes === null ? '—' : `${Math.round(bytes / 1024 / 1024)}`);
     const time = `${(b.ours.ms / 1000).toFixed(0)} s / ${b.qmd === null ? '—' : `${(b.qmd.ms / 1000).toFixed(0)} s (${ratio(b.ours.ms / b.qmd.ms)})`}`;
-    const rss = `${mb(b.ours.rssBytes)} / ${b.qmd === null ? '—' : mb(b.qmd.rssBytes)} MB${b.qmd?.rssBytes && b.ours.rssBytes ? ` (${ratio(b.ours.rssBytes / b.qmd.rssBytes)})` : ''}`;
+    const rss = `${mb(b.ours.rssBytes)} / ${b.qmd === null ? '—' : mb(b.qmd.rssBytes)} MiB${b.qmd?.rssBytes && b.ours.rssBytes ? ` (${ratio(b.ours.rssBytes / b.qmd.rssBytes)})` : ''}`;
     return [`${time}${note()}`, rss];
   };
   const dreamCell = (d: BacklogRun | undefined): string => {
