@@ -11,8 +11,12 @@
  *   --dendron-runs 10  runs per step there      --dendron-data PATH  the notes (default ../shared/data/dendron-vault)
  *   --only large       only the 100k-fact vault's remember and rebuild (against qmd with QMD_BIN; see large.ts)
  *   --large-runs 3 --large-remembers 15
- *   --only search-scale  search at 10k-1M facts: in process beside the floor and qmd, the CLI, warm MCP (search-scale.ts)
- *   --scale-facts 10000,100000,300000,1000000 --scale-dir PATH (keeps the generated vaults for the next run)
+ *   --only scaling     the scaling table, 10k-1M facts: search in process beside the floor and qmd, the CLI, warm MCP,
+ *                      the cold build and its peak RSS beside qmd's, and the offline dream of a backlog (search-scale.ts,
+ *                      scale-build.ts, dream-backlog.ts); `--only search-scale` is the same table
+ *   --scale-facts 10000,100000,300000,1000000 --scale-dir PATH (keeps the generated vaults for the next run: point it
+ *                      at built vaults and a run takes minutes)  --scale-rebuild (measure the cold builds again)
+ *   --backlog-sizes 1000,10000 (the dream column; 0 leaves it out)
  *   --only fsync       only remember and forget timed with fsync on and off (see fsync-cost.ts)   --fsync-runs 20
  *   --only server-load  the hosted server under load, then crashes and checks (see server-load.ts)
  *   --vaults 200 --clients 50 --seconds 120 --workers 4
@@ -36,7 +40,7 @@ import { runCli, startCli, stopChild } from './child.js';
 import { measureDendron, renderDendron } from './dendron.js';
 import { benchQueries, generateVault, syntheticFact } from './generate.js';
 import { measureLarge, renderLarge } from './large.js';
-import { measureSearchScale, renderSearchScale } from './search-scale.js';
+import { measureSearchScale, renderSearchScale, scaleRunNow } from './search-scale.js';
 import { measureDreamBacklog, renderDreamBacklog } from './dream-backlog.js';
 import { measureFsync, renderFsync } from './fsync-cost.js';
 import { measureServerLoad, renderServerLoad } from './server-load.js';
@@ -69,6 +73,7 @@ interface Settings {
   backlogSizes: number[];
   scaleFacts: number[];
   scaleDir: string | null;
+  scaleRebuild: boolean;
   serverLoad: { vaults: number; clients: number; seconds: number; workers: number };
 }
 
@@ -174,6 +179,7 @@ function settings(): Settings {
       'backlog-sizes': { type: 'string' },
       'scale-facts': { type: 'string' },
       'scale-dir': { type: 'string' },
+      'scale-rebuild': { type: 'boolean', default: false },
       vaults: { type: 'string' },
       clients: { type: 'string' },
       seconds: { type: 'string' },
@@ -207,9 +213,10 @@ function settings(): Settings {
     largeRuns: int(values['large-runs'], 3, 'large-runs'),
     largeRemembers: int(values['large-remembers'], 15, 'large-remembers'),
     fsyncRuns: int(values['fsync-runs'], 20, 'fsync-runs'),
-    backlogSizes: (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
+    backlogSizes: values['backlog-sizes'] === '0' ? [] : (values['backlog-sizes'] ?? '1000,10000').split(',').map((v) => int(v.trim(), 0, 'backlog-sizes')),
     scaleFacts: (values['scale-facts'] ?? '10000,100000,300000,1000000').split(',').map((v) => int(v.trim(), 0, 'scale-facts')),
     scaleDir: values['scale-dir'] ?? null,
+    scaleRebuild: values['scale-rebuild'],
     serverLoad: {
       vaults: int(values.vaults, quick ? 20 : 200, 'vaults'),
       clients: int(values.clients, quick ? 10 : 50, 'clients'),
@@ -236,13 +243,16 @@ async function main(): Promise<void> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-bench-'));
   try {
     progress(`bench: working in ${base}`);
-    const parts = ['dendron', 'large', 'dream-backlog', 'search-scale', 'fsync', 'server-load'];
+    const parts = ['dendron', 'large', 'dream-backlog', 'search-scale', 'scaling', 'fsync', 'server-load'];
     if (s.only !== null && !parts.includes(s.only)) throw new Error(`--only takes one of ${parts.join(', ')}, got '${s.only}'`);
-    if (s.only === 'search-scale') {
-      const scale = { facts: s.scaleFacts, dir: s.scaleDir ?? path.join(base, 'scale'), rounds: 5, cliRuns: 8, mcpRuns: 60 };
-      const markdown = `### Search at 10k to 1M facts\n\n${renderSearchScale(await measureSearchScale(scale), scale)}`;
+    if (s.only === 'search-scale' || s.only === 'scaling') {
+      const scale = { facts: s.scaleFacts, dir: s.scaleDir ?? path.join(base, 'scale'), rounds: 5, cliRuns: 8, mcpRuns: 60, rebuild: s.scaleRebuild };
+      const run = scaleRunNow();
+      const rows = await measureSearchScale(scale, (sofar) => progress(renderSearchScale(sofar, scale, run)));
+      const dream = s.backlogSizes.length === 0 ? [] : await measureDreamBacklog(base, { sizes: s.backlogSizes, perDay: 200, env });
+      const markdown = `### The scaling table: 10k to 1M facts\n\n${renderSearchScale(rows, scale, run, dream)}`;
       print(markdown);
-      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-search-scale', markdown);
+      if (s.write) await writeSection(BENCHMARKS_DOC, 'bench-scaling', markdown);
       return;
     }
     if (s.only === 'fsync' || s.only === null) {

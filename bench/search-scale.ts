@@ -4,10 +4,15 @@
  * - in process: `Vault.search` warm (k 10, no refresh, no recall record) / the in-memory floor (bm25.ts's postings
  *   over the index's own two term fields, in the same process) / qmd's SDK `searchLex` in a warm child;
  * - the CLI without a daemon: `vaultkeeper search --json` / `qmd search --json -n 10`;
- * - MCP on a warm server: `memory_search` over stdio (k 10), p50 and the server's RSS afterwards.
- * qmd runs when QMD_BIN, QMD_NODE and QMD_SDK are set (docs/benchmarks.md says how to install it).
+ * - MCP on a warm server: `memory_search` over stdio (k 10), p50 and the server's RSS afterwards;
+ * - the cold build, ours and qmd's, wall time and peak RSS (scale-build.ts): measured when the vault or qmd's index is
+ *   first built and kept beside the vault, measured again on a copy with `--rebuild`.
+ * qmd runs when QMD_BIN, QMD_NODE and QMD_SDK are set (docs/benchmarks.md says how to install it). The vaults of an
+ * earlier run are used as they are (`--dir`; a vault is whole once `.scale-ready` is in it), so a run over built
+ * vaults takes minutes, not the hour their builds took. `npm run bench -- --only scaling` adds the offline dream's
+ * backlog (dream-backlog.ts) and writes the one table into docs/benchmarks.md.
  *
- *   node dist-bench/bench/search-scale.js --facts 10000,100000 --dir /tmp/scale [--rounds 5] [--cli-runs 10] [--mcp-runs 60] [--prepare] [--out FILE]
+ *   node dist-bench/bench/search-scale.js --facts 10000,100000 --dir /tmp/scale [--rounds 5] [--cli-runs 10] [--mcp-runs 60] [--rebuild] [--prepare] [--out FILE]
  *
  * `--mcp-builds A,B [--mcp-rounds 3]`: only the MCP step, for builds A and B (folders holding dist/ and package.json),
  * a fresh server of each in turn each round (the order rotating): p50, p95, RSS and CPU per call, and B's p50 / A's.
@@ -25,10 +30,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openVault } from '#src/vault/vault.js';
 import { buildPostings, readIndexFields } from './bm25.js';
 import { CLI, runCli } from './child.js';
-import { must, paired, setUpQmd, type Timing } from './dendron.js';
+import { must, paired, type setUpQmd, type Timing } from './dendron.js';
 import { benchQueries, generateVault } from './generate.js';
 import { progress } from './report.js';
+import { commitOf, figureOf, measureBuilds, qmdColdBuild, qmdEnv, readBuild, recordBuild, type BuildFigure, type ScaleBuild } from './scale-build.js';
 import { markdownTable, ms, summarize, type Summary } from './stats.js';
+import type { BacklogRun } from './dream-backlog.js';
 import { setEmbedder } from './vaults.js';
 
 /** What a run measures: the vault sizes, where the vaults are kept, and how many runs each step takes. */
@@ -40,6 +47,8 @@ export interface ScaleSettings {
   mcpRuns: number;
   /** Only generate and index the vaults (ours and qmd's), measuring nothing: to prepare the large ones ahead. */
   prepare?: boolean;
+  /** Measure both cold builds again (on a copy of the vault), not only read what an earlier run recorded. */
+  rebuild?: boolean;
 }
 
 const FACTS_PER_DAY = 200;
@@ -54,6 +63,7 @@ export interface ScaleRow {
   inProcess: { ours: Summary; floor: Summary; qmd: Summary | null; vsQmd: number | null; vsFloor: number };
   cli: Timing;
   mcp: { p50: number; p95: number; rssMb: number };
+  build: ScaleBuild;
 }
 
 /** A vault of `facts` facts, generated, committed and indexed once (a marker file says it is whole). */
@@ -68,7 +78,8 @@ async function vaultOf(dir: string, facts: number): Promise<string> {
   git(['add', '--all']);
   git(['commit', '-q', '-m', 'generated vault']);
   progress(`bench: scale: indexing ${facts} facts`);
-  await must(runCli(['--vault', root, 'reindex', '--clear', '--json'], { env }), 'reindex');
+  const built = await must(runCli(['--vault', root, 'reindex', '--clear', '--json'], { env, measureRss: true }), 'reindex');
+  await recordBuild(root, 'ours', figureOf(built, commitOf()));
   await writeFile(path.join(root, '.scale-ready'), '');
   return root;
 }
@@ -226,7 +237,10 @@ export async function measureSearchScale(settings: ScaleSettings, onRow: (rows: 
   const rows: ScaleRow[] = [];
   for (const facts of settings.facts) {
     const root = await vaultOf(settings.dir, facts);
+    const qmdBuiltBefore = withQmd && existsSync(qmdDbOf(root));
     const qmd = withQmd ? await qmdFor(root) : null;
+    // qmd's cold build was just measured when its index had to be built. The order alternates from one size to the next.
+    if (settings.rebuild) await measureBuilds(root, env, { qmd: qmdBuiltBefore, qmdFirst: rows.length % 2 === 1 });
     if (settings.prepare) continue;
     progress(`bench: scale: ${facts} facts in process`);
     const { rows: count, ...inProc } = await inProcess(root, qmd?.dbPath ?? null, settings.rounds);
@@ -240,28 +254,28 @@ export async function measureSearchScale(settings: ScaleSettings, onRow: (rows: 
     );
     progress(`bench: scale: ${facts} facts MCP`);
     const server = await mcp(root, settings.mcpRuns);
-    rows.push({ facts, rows: count, inProcess: inProc, cli, mcp: server });
+    rows.push({ facts, rows: count, inProcess: inProc, cli, mcp: server, build: await readBuild(root) });
     onRow(rows);
   }
   return rows;
 }
 
 /** qmd over the vault's logs and pages, its index kept beside the vault (built once). */
+const qmdDbOf = (root: string): string => path.join(`${root}-qmd`, 'qmd-home', 'cache', 'qmd', 'index.sqlite');
+
 async function qmdFor(root: string): Promise<Awaited<ReturnType<typeof setUpQmd>>> {
   const base = `${root}-qmd`;
-  const dbPath = path.join(base, 'qmd-home', 'cache', 'qmd', 'index.sqlite');
-  if (existsSync(dbPath)) {
-    const qmd = await setUpQmdLazily(base, root);
-    return qmd;
-  }
+  const qmd = setUpQmdLazily(base, root);
+  if (existsSync(qmdDbOf(root))) return qmd;
   progress(`bench: scale: qmd indexing ${path.basename(root)}`);
-  return setUpQmd(base, root, env);
+  await recordBuild(root, 'qmd', await qmdColdBuild(root, path.join(base, 'qmd-home'), env));
+  return qmd;
 }
 
 /** setUpQmd without its cold build, for an index built by an earlier run. */
-async function setUpQmdLazily(base: string, root: string): Promise<Awaited<ReturnType<typeof setUpQmd>>> {
+function setUpQmdLazily(base: string, root: string): Awaited<ReturnType<typeof setUpQmd>> {
   const home = path.join(base, 'qmd-home');
-  const qenv = { ...env, HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), XDG_CONFIG_HOME: path.join(home, 'config') };
+  const qenv = qmdEnv(env, home);
   const run = (args: readonly string[]): ReturnType<typeof runCli> =>
     new Promise((resolve, reject) => {
       const started = performance.now();
@@ -276,24 +290,82 @@ async function setUpQmdLazily(base: string, root: string): Promise<Awaited<Retur
   return { run, cold: () => run(['collection', 'add', root, '--name', 'notes']), dbPath: path.join(home, 'cache', 'qmd', 'index.sqlite') };
 }
 
-export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSettings): string {
+/** When the table was measured: the commit, and the load average (1 / 5 / 15 min) as the run began. */
+export interface ScaleRun {
+  started: Date;
+  commit: string;
+  loadAtStart: readonly number[];
+}
+
+export function scaleRunNow(): ScaleRun {
+  return { started: new Date(), commit: commitOf(), loadAtStart: os.loadavg() };
+}
+
+/**
+ * The one scaling table (issue 31): a row per vault size measured, and per dream backlog size; search, the cold build
+ * and the offline dream side by side. A build figure an earlier run recorded says when it was measured.
+ */
+export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSettings, run: ScaleRun = scaleRunNow(), dream: readonly BacklogRun[] = []): string {
   const ratio = (x: number | null): string => (x === null ? '—' : `${x.toFixed(2)}×`);
+  const loads = (l: readonly number[]): string => l.map((x) => x.toFixed(1)).join(' / ');
+  const sizes = [...new Set([...all.map((r) => r.facts), ...dream.map((d) => d.facts)])].sort((a, b) => a - b);
+  const stamp = (f: BuildFigure): string => `${f.at.slice(0, 16).replace('T', ' ')}, load ${f.load}${f.by === 'qmd' ? '' : `, ${f.by}`}`;
+  const builds: string[] = [];
+  const buildCells = (b: ScaleBuild | undefined): string[] => {
+    if (b === undefined || b.ours === null) return ['—', '—'];
+    const note = (): string => {
+      builds.push(`ours ${stamp(b.ours!)}${b.qmd === null ? '' : `; qmd ${stamp(b.qmd)}`}`);
+      return `${'¹²³⁴⁵⁶⁷⁸⁹'[builds.length - 1] ?? ''}`;
+    };
+    const mb = (bytes: number | null): string => (bytes === null ? '—' : `${Math.round(bytes / 1024 / 1024)}`);
+    const time = `${(b.ours.ms / 1000).toFixed(0)} s / ${b.qmd === null ? '—' : `${(b.qmd.ms / 1000).toFixed(0)} s (${ratio(b.ours.ms / b.qmd.ms)})`}`;
+    const rss = `${mb(b.ours.rssBytes)} / ${b.qmd === null ? '—' : mb(b.qmd.rssBytes)} MiB${b.qmd?.rssBytes && b.ours.rssBytes ? ` (${ratio(b.ours.rssBytes / b.qmd.rssBytes)})` : ''}`;
+    return [`${time}${note()}`, rss];
+  };
+  const dreamCell = (d: BacklogRun | undefined): string => {
+    if (d === undefined) return '—';
+    const first = dream[0]!;
+    const growth = d === first ? '' : `, ${(d.ms / first.ms).toFixed(1)}× the ${first.facts.toLocaleString('en-US')}'s`;
+    return `${(d.ms / 1000).toFixed(1)} s (${d.ok}/${d.runs} runs ok, ${d.skipped} skipped${growth})`;
+  };
+  const rows = sizes.map((facts) => {
+    const r = all.find((row) => row.facts === facts);
+    const d = dream.find((x) => x.facts === facts);
+    if (r === undefined) return [facts.toLocaleString('en-US'), '—', '—', '—', '—', '—', '—', '—', '—', dreamCell(d)];
+    return [
+      `${r.facts.toLocaleString('en-US')} (${r.rows.toLocaleString('en-US')})`,
+      `${ms(r.inProcess.ours.p50)} / ${ms(r.inProcess.floor.p50)} / ${r.inProcess.qmd === null ? '—' : ms(r.inProcess.qmd.p50)}`,
+      ratio(r.inProcess.vsQmd),
+      ratio(r.inProcess.vsFloor),
+      `${ms(r.cli.ours.p50)} / ${r.cli.qmd === null ? '—' : ms(r.cli.qmd.p50)}`,
+      ratio(r.cli.ratio),
+      `${ms(r.mcp.p50)} / ${ms(r.mcp.p95)}, ${Math.round(r.mcp.rssMb)} MB`,
+      ...buildCells(r.build),
+      dreamCell(d),
+    ];
+  });
   return [
-    `Measured ${new Date().toISOString().slice(0, 16)} UTC, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
-      `${QUERIES.length} queries (benchQueries(42, 40)), ${settings.rounds} in-process rounds, ${settings.cliRuns} CLI pairs, ${settings.mcpRuns} MCP calls.`,
+    `Measured ${run.started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC, commit ${run.commit}, ${os.cpus().length} cores, ` +
+      `load average (1 / 5 / 15 min) ${loads(run.loadAtStart)} at the start, ${loads(os.loadavg())} at the end; ` +
+      `${QUERIES.length} queries (benchQueries(42, 40)), ${settings.rounds} in-process rounds, ${settings.cliRuns} CLI pairs, ${settings.mcpRuns} MCP calls` +
+      `${dream.length === 0 ? '' : `; the offline dream of a backlog of ${dream.map((d) => d.facts.toLocaleString('en-US')).join(' and ')} facts (200 a day, default limits, dream-backlog.ts)`}.`,
     '',
     markdownTable([
-      ['facts (rows)', 'in process p50: ours / floor / qmd', '× qmd', '× floor', 'CLI no daemon p50: ours / qmd', '× qmd', 'MCP warm p50 / p95, RSS'],
-      ...all.map((r) => [
-        `${r.facts.toLocaleString('en-US')} (${r.rows.toLocaleString('en-US')})`,
-        `${ms(r.inProcess.ours.p50)} / ${ms(r.inProcess.floor.p50)} / ${r.inProcess.qmd === null ? '—' : ms(r.inProcess.qmd.p50)}`,
-        ratio(r.inProcess.vsQmd),
-        ratio(r.inProcess.vsFloor),
-        `${ms(r.cli.ours.p50)} / ${r.cli.qmd === null ? '—' : ms(r.cli.qmd.p50)}`,
-        ratio(r.cli.ratio),
-        `${ms(r.mcp.p50)} / ${ms(r.mcp.p95)}, ${Math.round(r.mcp.rssMb)} MB`,
-      ]),
+      [
+        'facts (rows)',
+        'in process p50: ours / floor / qmd',
+        '× qmd',
+        '× floor',
+        'CLI no daemon p50: ours / qmd',
+        '× qmd',
+        'MCP warm p50 / p95, RSS',
+        'cold build: ours / qmd (× qmd)',
+        'build peak RSS: ours / qmd',
+        'offline dream of this many facts',
+      ],
+      ...rows,
     ]),
+    ...(builds.length === 0 ? [] : ['', `Cold builds measured ${builds.map((b, i) => `${'¹²³⁴⁵⁶⁷⁸⁹'[i] ?? ''} ${b}`).join('; ')} (ours: \`reindex --clear\`; qmd: a cold \`collection add\`; peak RSS by GNU time).`]),
   ].join('\n');
 }
 
@@ -308,6 +380,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       'mcp-runs': { type: 'string', default: '60' },
       out: { type: 'string' },
       prepare: { type: 'boolean', default: false },
+      rebuild: { type: 'boolean', default: false },
       'mcp-builds': { type: 'string' },
       'mcp-rounds': { type: 'string', default: '3' },
     },
@@ -320,10 +393,12 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     cliRuns: Number(values['cli-runs']),
     mcpRuns: Number(values['mcp-runs']),
     prepare: values.prepare,
+    rebuild: values.rebuild,
   };
   if (values['mcp-builds'] === undefined) {
-    const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings)}\n`));
-    if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings));
+    const run = scaleRunNow();
+    const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings, run)}\n`));
+    if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings, run));
   } else {
     const tables: string[] = [];
     for (const facts of settings.facts) {

@@ -7,8 +7,11 @@
  * fixed clock, `refresh` off, no recall record.
  *
  *   node dist-bench/bench/search-snapshot.js --build /tmp/base --vault V [--vault V2 …] [--locomo locomo10.json] --out base.jsonl
+ *
+ * Two snapshots of two builds of one vault's index (copies rebuilt apart) differ in the vault's name alone when the
+ * builds answer alike: `--compare A.jsonl B.jsonl` counts the searches whose answers differ, the name left out.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,9 +21,28 @@ import { QUERIES } from './dendron.js';
 import { benchQueries } from './generate.js';
 import { readLocomo } from './locomo.js';
 
-const { values } = parseArgs({
-  options: { build: { type: 'string', default: '.' }, vault: { type: 'string', multiple: true }, locomo: { type: 'string' }, out: { type: 'string' } },
+const { values, positionals } = parseArgs({
+  options: {
+    build: { type: 'string', default: '.' },
+    vault: { type: 'string', multiple: true },
+    locomo: { type: 'string' },
+    out: { type: 'string' },
+    compare: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
 });
+if (values.compare) {
+  if (positionals.length !== 2) throw new Error('--compare A.jsonl B.jsonl');
+  const [a, b] = await Promise.all(positionals.map(async (file) => (await readFile(file, 'utf8')).trimEnd().split('\n').map(withoutVault)));
+  if (a!.length !== b!.length) throw new Error(`the snapshots hold ${a!.length} and ${b!.length} searches`);
+  const differ = a!.flatMap((line, i) => (line === b![i] ? [] : [line]));
+  console.log(`${a!.length} searches: ${a!.length - differ.length} identical, ${differ.length} differ`);
+  for (const line of differ) {
+    const { query, options } = JSON.parse(line) as { query: string; options: SearchOptions };
+    console.log(`  ${query} ${JSON.stringify(options)}`);
+  }
+  process.exit(differ.length === 0 ? 0 : 1);
+}
 if (values.vault === undefined || values.out === undefined) throw new Error('--vault PATH (one or more) and --out FILE are needed');
 const { openVault } = (await import(pathToFileURL(path.resolve(values.build, 'dist/vault/vault.js')).href)) as typeof VaultModule;
 
@@ -47,4 +69,10 @@ for (const root of values.vault) {
   }
 }
 await writeFile(values.out, `${lines.join('\n')}\n`);
+
+/** A snapshot's line without the vault's folder name, the one field two copies of a vault differ in. */
+function withoutVault(line: string): string {
+  const { vault: _vault, ...rest } = JSON.parse(line) as { vault: string };
+  return JSON.stringify(rest);
+}
 console.log(`${lines.length} searches written to ${values.out}`);

@@ -24,6 +24,15 @@ export interface LanceApi {
 const KNOWN_VERSION = /^0\.31\./;
 /** LanceDB 0.31 can deadlock building a full-text index on 2 cores unless its thread count is fixed (lancedb#3568). */
 const DEFAULT_THREADS = '2';
+/**
+ * One worker per full-text build. With more, the rows reach the workers in whatever order the threads take them,
+ * each worker's part of the index keeps its own postings, and a row's BM25 sum can come out a float's last bit
+ * apart from one build to the next; rows whose printed scores were equal then fell apart by that bit before the
+ * key broke their tie, so two builds of the same files answered some searches differently (17 of 972 at 1M
+ * facts). One worker made two builds' scores identical, row for row, at no cost in CPU or memory on two cores
+ * (docs/benchmarks.md). LanceDB reads it once, at its first full-text build in the process.
+ */
+const FTS_WORKERS = '1';
 
 let loaded: LanceApi | undefined;
 
@@ -35,6 +44,7 @@ export async function lance(): Promise<LanceApi> {
 
 function loadLance(): LanceApi {
   process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
+  process.env.LANCE_FTS_NUM_SHARDS ??= FTS_WORKERS;
   // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
   // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
   process.env.LANCE_LOG ??= 'error';
