@@ -2,7 +2,7 @@
  * The best `limit` rows of a LanceDB query, by score then key, the same every time. LanceDB cuts a run of equal
  * scores at its limit arbitrarily: which of the tied rows come back varies from run to run and between two builds of
  * the same files. So more rows are fetched than kept, and when a tied run at the cut goes on past what was fetched,
- * the fetch doubles until it ends; the cut then falls in key order (store.ts runs the queries, this file decides).
+ * the fetch grows until it ends; the cut then falls in key order (store.ts runs the queries, this file decides).
  */
 import { byCodeUnit } from '../text/compare.js';
 import type { ResultRows } from './result-rows.js';
