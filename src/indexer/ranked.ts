@@ -2,7 +2,7 @@
  * The best `limit` rows of a LanceDB query, by score then key, the same every time. LanceDB cuts a run of equal
  * scores at its limit arbitrarily: which of the tied rows come back varies from run to run and between two builds of
  * the same files. So more rows are fetched than kept, and when a tied run at the cut goes on past what was fetched,
- * the fetch doubles until it ends; the cut then falls in key order (store.ts runs the queries, this file decides).
+ * the fetch grows until it ends; the cut then falls in key order (store.ts runs the queries, this file decides).
  */
 import { byCodeUnit } from '../text/compare.js';
 import type { ResultRows } from './result-rows.js';
@@ -37,52 +37,128 @@ export async function ranked<Hit extends Keyed>(
 ): Promise<{ hits: Hit[]; enough: number }> {
   for (let size = Math.max(leastFetch(limit), Math.ceil(limit * factor)); ; size *= 2) {
     const done = cutRows(await fetch(size), size, parse, limit, order);
-    if (done !== null) return done;
+    if (done !== null) return { hits: done.hits, enough: enoughFor(done.end, leastFetch(limit)) };
   }
 }
 
-/** One fetch of `size` rows cut as `ranked` cuts it, or null when the tied run at the cut may go on past it. */
+/**
+ * One fetch of `size` rows cut as `ranked` cuts it, with the rank past the tied run at the cut (`end`), or null when
+ * the tied run may go on past the fetch.
+ */
 function cutRows<Hit extends Keyed>(
   { shown, raw }: ResultRows,
   size: number,
   parse: (shown: string, raw: number) => Hit,
   limit: number,
   order: 'descending' | 'ascending',
-): { hits: Hit[]; enough: number } | null {
+): { hits: Hit[]; end: number } | null {
   const sign = order === 'descending' ? -1 : 1;
   const parsed: Array<Hit | undefined> = [];
   const hit = (i: number): Hit => (parsed[i] ??= parse(shown[i]!, raw[i]!));
   // Rows not yet in the full-text index come back unsorted (lance#5062): sorting here orders them too.
   const byRank = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!) || byCodeUnit(hit(a).key, hit(b).key));
   const cut = cutOf(byRank.map((i) => raw[i]!), limit, size);
-  return cut === null ? null : { hits: byRank.slice(0, limit).map(hit), enough: enoughFor(cut.end, leastFetch(limit)) };
+  return cut === null ? null : { hits: byRank.slice(0, limit).map(hit), end: cut.end };
+}
+
+/** A query's rows with their ids (`_rowid`): the first fetch of `rankedEitherWay`. */
+export interface ShownIds extends ResultRows {
+  ids: number[];
 }
 
 /**
- * `ranked`, the cheaper of two ways for the query's vault. Where queries' tied runs at the cut mostly end within the
- * least fetch (a vault of varied texts: `oneQueryFirst`), one query of rows and scores (`rows`) usually settles it,
- * as `ranked` does. Otherwise (a vault of templated facts at scale: at 1M facts the tied run at the 50th candidate
- * ended at the 51st to 637th row), that first query would mostly be wasted: the fetches that find where the run ends
- * read scores and row ids alone (`rankedByIds`), then the kept rows by id; and the one-query way again when the
- * table changed between the two (docs/benchmarks.md).
+ * `ranked`, the cheaper of two ways for the query's vault, starting as deep as three in four of its recent tied runs
+ * at the cut went, or the query's own last time (`TieDepths`; `depths.query` names the query and its filters). Where they mostly end within the least fetch (a vault of varied texts), one query of
+ * rows, scores and row ids usually settles it, as `ranked` does. Otherwise (a vault of templated facts at scale: at
+ * 1M facts the tied run at the 50th candidate ended anywhere from the 51st to the 637th row), the fetches that find
+ * where the run ends read scores and row ids alone, one deep fetch rather than several doubling ones (each costs
+ * LanceDB's whole query again: ~15 ms CPU at 1M, against ~0.02 ms a row more in one deeper fetch), and then the
+ * rows at or above the cut by id (`rankedByIds`): reading a row's `shown`, in the query or by id, costs LanceDB
+ * ~0.1–0.2 ms at 1M, so only the rows the cut needs are read, each once, and none a warm process read before
+ * (`held`). The one-query way again when the table changed between the queries (docs/benchmarks.md).
  */
 export async function rankedEitherWay<Hit extends Keyed>(
-  rows: (size: number) => Promise<ResultRows>,
+  rows: (size: number) => Promise<ShownIds>,
   scores: (size: number) => Promise<ScoredIds>,
   take: (ids: readonly number[]) => Promise<{ ids: number[]; shown: string[] }>,
   parse: (shown: string, raw: number) => Hit,
   limit: number,
-  factor: number,
-  oneQueryFirst: boolean,
-): Promise<{ hits: Hit[]; enough: number }> {
+  depths: { tie: TieDepths; query: string },
+  held: ReadonlyMap<number, string> = new Map(),
+): Promise<Hit[]> {
   const least = leastFetch(limit);
-  let from = factor;
-  if (oneQueryFirst) {
-    const done = cutRows(await rows(least), least, parse, limit, 'descending');
-    if (done !== null) return done;
-    from = Math.max(factor, (2 * least) / limit);
+  let from = depths.tie.first(limit, depths.query);
+  // A row id names the same row for as long as it is in the table: rows read before (`held`, shown-by-id.ts, and a
+  // first query's) are not read again.
+  const known = new Map<number, string>();
+  if (from <= least) {
+    const got = await rows(least);
+    const done = cutRows(got, least, parse, limit, 'descending');
+    if (done !== null) {
+      depths.tie.record(done.end, limit, depths.query);
+      return done.hits;
+    }
+    got.ids.forEach((id, i) => known.set(id, got.shown[i]!));
+    from = least * DEEPER;
   }
-  return (await rankedByIds(scores, take, parse, limit, 'descending', from)) ?? ranked(rows, parse, limit, 'descending', from);
+  const shownOf = (id: number): string | undefined => known.get(id) ?? held.get(id);
+  const takeRest = async (ids: readonly number[]): Promise<{ ids: number[]; shown: string[] }> => {
+    const had = ids.filter((id) => shownOf(id) !== undefined);
+    const rest = ids.filter((id) => shownOf(id) === undefined);
+    const taken = rest.length === 0 ? { ids: [], shown: [] } : await take(rest);
+    return { ids: [...had, ...taken.ids], shown: [...had.map((id) => shownOf(id)!), ...taken.shown] };
+  };
+  const byIds = await rankedByIds(scores, takeRest, parse, limit, 'descending', from);
+  if (byIds !== null) {
+    depths.tie.record(byIds.end, limit, depths.query);
+    return byIds.hits;
+  }
+  return (await ranked(rows, parse, limit, 'descending', from / limit)).hits;
+}
+
+/** How much deeper each fetch past the first goes: one deeper fetch costs less than two (rankedEitherWay). */
+const DEEPER = 4;
+
+/** How many recent queries' tied runs set the first fetch's depth, and the share of them it holds. */
+const RECENT_TIES = 20;
+const FIRST_FETCH_SHARE = 0.75;
+/** How many queries' own tied runs are remembered (a few tens of KB). */
+const KNOWN_QUERIES = 1_000;
+
+/**
+ * Where a vault's queries' tied runs at the cut ended, as multiples of their limits: how deep the next query fetches
+ * first (`rankedEitherWay`). Ties are a trait of a vault's texts (templated facts tie in runs of hundreds, varied
+ * texts hardly at all), so the recent ones say how deep a new query likely goes; a query asked before (an agent
+ * asks the same question again) starts where its own run ended. It changes what a search costs, never what it
+ * finds: a run longer than the first fetch is fetched on until it ends.
+ */
+export class TieDepths {
+  private readonly recent: number[] = [];
+  private readonly known = new Map<string, number>();
+
+  /**
+   * The first fetch for `limit` rows of `query`: deep enough for the run it ended at last time, or for
+   * FIRST_FETCH_SHARE of the recent runs, with the margin; at least the least fetch, at most TIE_MAX_GROWTH times
+   * the limit.
+   */
+  first(limit: number, query?: string): number {
+    const own = query === undefined ? undefined : this.known.get(`${limit}\u0000${query}`);
+    if (own === undefined && this.recent.length === 0) return leastFetch(limit);
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    const end = own ?? Math.ceil(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * FIRST_FETCH_SHARE))]! * limit);
+    return Math.min(limit * TIE_MAX_GROWTH, enoughFor(end, leastFetch(limit)));
+  }
+
+  /** `query`'s tied run at the cut ended at the `end`th row. */
+  record(end: number, limit: number, query?: string): void {
+    this.recent.push(end / limit);
+    if (this.recent.length > RECENT_TIES) this.recent.shift();
+    if (query === undefined) return;
+    const key = `${limit}\u0000${query}`;
+    this.known.delete(key);
+    this.known.set(key, end);
+    if (this.known.size > KNOWN_QUERIES) this.known.delete(this.known.keys().next().value!);
+  }
 }
 
 /** The least fetch for `limit` rows: TIE_MARGIN more. */
@@ -103,7 +179,8 @@ export interface ScoredIds {
  * Reading a row's JSON costs LanceDB about as much as scoring 30 more (at 1M rows, 0.03 ms; docs/benchmarks.md), and
  * a tied run at the cut of a vault of templated facts runs to hundreds of rows: those fetches read the scores alone.
  * Null when `take` did not give back every row asked for (the table changed between the two queries): the caller
- * asks again the one-query way.
+ * asks again the one-query way. The first fetch is `from` rows (at least the least fetch), each next one DEEPER
+ * times that, up to TIE_MAX_GROWTH times the limit.
  */
 export async function rankedByIds<Hit extends Keyed>(
   fetch: (size: number) => Promise<ScoredIds>,
@@ -111,24 +188,24 @@ export async function rankedByIds<Hit extends Keyed>(
   parse: (shown: string, raw: number) => Hit,
   limit: number,
   order: 'descending' | 'ascending',
-  factor: number,
-): Promise<{ hits: Hit[]; enough: number } | null> {
+  from: number,
+): Promise<{ hits: Hit[]; end: number } | null> {
   const sign = order === 'descending' ? -1 : 1;
-  const least = leastFetch(limit);
-  for (let size = Math.max(least, Math.ceil(limit * factor)); ; size *= 2) {
+  const most = limit * TIE_MAX_GROWTH;
+  for (let size = Math.min(most, Math.max(leastFetch(limit), Math.ceil(from))); ; size = Math.min(most, size * DEEPER)) {
     const { ids, raw } = await fetch(size);
     const byScore = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!));
     const cut = cutOf(byScore.map((i) => raw[i]!), limit, size);
     if (cut === null) continue;
     // The rows at or above the cut: the ones kept, and the rest of the tied run, whose keys say which are kept.
     const wanted = byScore.slice(0, cut.end);
-    if (wanted.length === 0) return { hits: [], enough: least };
+    if (wanted.length === 0) return { hits: [], end: 0 };
     const score = new Map(wanted.map((i) => [ids[i]!, raw[i]!]));
     const taken = await take(wanted.map((i) => ids[i]!));
     if (taken.ids.length !== wanted.length || new Set(taken.ids).size !== wanted.length || taken.ids.some((id) => !score.has(id))) return null;
     const hits = taken.ids.map((id, i) => ({ hit: parse(taken.shown[i]!, score.get(id)!), raw: score.get(id)! }));
     hits.sort((a, b) => sign * (a.raw - b.raw) || byCodeUnit(a.hit.key, b.hit.key));
-    return { hits: hits.slice(0, limit).map((h) => h.hit), enough: enoughFor(cut.end, least) };
+    return { hits: hits.slice(0, limit).map((h) => h.hit), end: cut.end };
   }
 }
 

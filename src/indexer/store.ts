@@ -12,7 +12,8 @@ import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arr
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
-import { leastFetch, ranked, rankedEitherWay, type ScoredIds } from './ranked.js';
+import { ShownById } from './shown-by-id.js';
+import { ranked, rankedEitherWay, TieDepths, type ScoredIds, type ShownIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -51,30 +52,19 @@ export interface TextQuery {
 /** Flat vector search is fine to about this many rows; beyond it a vector index keeps search fast. */
 export const VECTOR_INDEX_ROWS = 50_000;
 
-/**
- * A query whose tied run ends within the least fetch saves the take by id (~3 ms at 1M rows) reading its rows in one
- * query; one whose run goes on wastes that query (~18 ms at 1M, ~4 ms at 100k): the one-query way first pays off
- * while fewer than about this share of queries tie past it (docs/benchmarks.md).
- */
-const LONG_TIES_ONE_QUERY = 0.25;
-/** The weight of the last query in the moving share of long ties. */
-const LONG_TIES_WEIGHT = 0.2;
-
 export class IndexStore {
   private closed = false;
   /**
-   * How many hits each list fetched per hit kept, as the last query's tie at the cut needed (`ranked`): ties are
-   * a trait of a vault's texts (templated facts tie in runs of a hundred), so the next query starts there and
-   * rarely needs a second fetch. It changes what a search costs, never what it finds.
+   * How many hits the vector list fetched per hit kept, as the last query's tie at the cut needed (`ranked`): the
+   * next query starts there. It changes what a search costs, never what it finds.
    */
-  private readonly fetchFactor = { text: 0, vector: 0 };
-  /**
-   * The share of recent full-text queries whose tied run at the cut went past the least fetch (a moving average):
-   * below LONG_TIES_ONE_QUERY a query reads its rows in one query first, else by scores and row ids (ranked.ts).
-   */
-  private longTies = 0;
+  private vectorFactor = 0;
+  /** How deep the full-text list's recent tied runs at the cut went: where the next query's first fetch stops (ranked.ts). */
+  private readonly textDepths = new TieDepths();
   /** Each keyed subject's newest row, for a warm process's searches (newestKeyed). */
   private readonly keyedRows = new KeyedRows();
+  /** The rows a warm process's full-text searches read, by row id, for one table state (fullText). */
+  private readonly shownById = new ShownById();
 
   private constructor(
     private readonly db: Connection,
@@ -222,25 +212,46 @@ export class IndexStore {
     const words = indexTerms(query.terms.join(' '));
     if ((await this.current()) === null || words === '') return [];
     const { MultiMatchQuery, MatchQuery } = await lance();
+    // The rows read before at this table state are not read again (shown-by-id.ts). A search during which the table
+    // changed may have mixed them with another table's (one rebuilt in a new folder numbers its rows from the start
+    // again): it forgets them and runs again without them.
+    const state = async (): Promise<string> => `${await this.table!.version()}:${await this.table!.countRows()}`;
+    const before = await state();
+    const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery });
+    if ((await state()) === before) return hits;
+    this.shownById.drop();
+    return this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery });
+  }
+
+  /** fullText at one table state, the rows read before at it `held`. */
+  private async fullTextAt(
+    query: TextQuery,
+    filter: { where: string | null; archived: boolean },
+    limit: number,
+    words: string,
+    held: ReadonlyMap<number, string>,
+    { MultiMatchQuery, MatchQuery }: Pick<typeof Lance, 'MultiMatchQuery' | 'MatchQuery'>,
+  ): Promise<ShownHit[]> {
+    const hold = <T extends { ids: number[]; shown: string[] }>(got: T): T => {
+      this.shownById.hold(got.ids, got.shown);
+      return got;
+    };
     const run = async (where: string | null): Promise<ShownHit[]> => {
       const search = (size: number): Lance.Query => {
         const fts = query.contextWeight > 0 ? new MultiMatchQuery(words, ['content', 'context'], { boosts: [1, query.contextWeight] }) : new MatchQuery(words, 'content');
         const q = this.table!.query().fullTextSearch(fts).limit(size);
         return where === null ? q : q.where(where);
       };
-      // One query of rows and scores, or scores and row ids first and the kept rows' JSON by id (ranked.ts).
-      const { hits, enough } = await rankedEitherWay(
-        async (size) => fetchRows(search(size).select(['shown', '_score']), size, '_score'),
+      // Rows, scores and ids as deep as recent ties went; past that, scores and ids, and the rest by id (ranked.ts).
+      return rankedEitherWay(
+        async (size) => hold(await fetchShownIds(search(size).select(['shown', '_score']).withRowId())),
         async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
-        async (ids) => fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown'])),
+        async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']))),
         shownHit,
         limit,
-        this.fetchFactor.text,
-        this.longTies < LONG_TIES_ONE_QUERY,
+        { tie: this.textDepths, query: `${words}\u0000${where ?? ''}\u0000${query.contextWeight}` },
+        held,
       );
-      this.fetchFactor.text = enough / limit;
-      this.longTies = (1 - LONG_TIES_WEIGHT) * this.longTies + LONG_TIES_WEIGHT * (enough > leastFetch(limit) ? 1 : 0);
-      return hits;
     };
     let hits: ShownHit[];
     if (filter.archived) hits = await run(filter.where);
@@ -260,8 +271,8 @@ export class IndexStore {
       let q = this.table!.query().nearestTo(vector).distanceType('cosine').select(['shown', '_distance']).limit(size);
       if (where !== null) q = q.where(where);
       return fetchRows(q, size, '_distance');
-    }, shownHit, limit, 'ascending', this.fetchFactor.vector);
-    this.fetchFactor.vector = enough / limit;
+    }, shownHit, limit, 'ascending', this.vectorFactor);
+    this.vectorFactor = enough / limit;
     return hits;
   }
 
@@ -477,6 +488,12 @@ async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly
 async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance'): Promise<ScoredIds> {
   const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' });
   return { ids: c._rowid! as number[], raw: c[rawColumn]! as number[] };
+}
+
+/** A full-text query's `shown` JSON, scores and row ids. */
+async function fetchShownIds(query: Lance.Query): Promise<ShownIds> {
+  const c = await fetchColumns(query, { shown: 'utf8', _score: 'float32', _rowid: 'uint64' });
+  return { shown: c.shown! as string[], raw: c._score! as number[], ids: c._rowid! as number[] };
 }
 
 /** The `shown` JSON of rows taken by id, with their ids (in the order LanceDB gives them). */

@@ -2,10 +2,11 @@
  * The best rows of a query whose limit cuts a tied run arbitrarily (ranked.ts): fetched by scores and row ids
  * (`rankedByIds`), they are the rows the one-query way (`ranked`) keeps, whichever tied rows the "LanceDB" here
  * hands back, and a take that misses a row (the table changed between the two queries) says so; `rankedEitherWay`
- * reads rows in one query first where the vault's ties are mostly short, and by ids where they run long.
+ * reads rows in one query first where the vault's ties are mostly short, and by ids where they run long, as deep
+ * as recent ties went (`TieDepths`), never reading a row twice or one it held before.
  */
 import { describe, expect, it } from 'vitest';
-import { ranked, rankedByIds, rankedEitherWay } from '../../src/indexer/ranked.js';
+import { leastFetch, ranked, rankedByIds, rankedEitherWay, TieDepths, TIE_MAX_GROWTH } from '../../src/indexer/ranked.js';
 import { createRandom } from '../../bench/random.js';
 
 interface Row {
@@ -57,7 +58,7 @@ describe('rankedByIds', () => {
             parse,
             limit,
             'descending',
-            factor,
+            limit * factor,
           );
           expect(got?.hits, `seed ${seed}, limit ${limit}, factor ${factor}`).toEqual(expected);
           // The rows' JSON is read once, for the rows at or above the cut only.
@@ -95,39 +96,67 @@ describe('rankedEitherWay', () => {
         return { shown: got.map((r) => r.key), raw: got.map((r) => r.raw) };
       }, parse, 50, 'descending', 0)).hits;
       const calls: string[] = [];
-      const got = await rankedEitherWay(
-        async (size) => {
-          calls.push(`rows ${size}`);
-          const out = fetch(size);
-          return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw) };
-        },
-        async (size) => {
-          calls.push(`scores ${size}`);
-          const out = fetch(size);
-          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-        },
-        async (ids) => {
-          calls.push('take');
-          return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
-        },
-        parse,
-        50,
-        0,
-        true,
-      );
-      expect(got.hits).toEqual(expected);
+      const read: number[] = [];
+      const depths = new TieDepths();
+      const query = (held: ReadonlyMap<number, string> = new Map()): Promise<Array<{ key: string; raw: number }>> =>
+        rankedEitherWay(
+          async (size) => {
+            calls.push(`rows ${size}`);
+            const out = fetch(size);
+            read.push(...out.map((r) => r.id));
+            return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
+          },
+          async (size) => {
+            calls.push(`scores ${size}`);
+            const out = fetch(size);
+            return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+          },
+          async (ids) => {
+            calls.push('take');
+            read.push(...ids);
+            return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
+          },
+          parse,
+          50,
+          { tie: depths, query: 'q' },
+          held,
+        );
+      expect(await query()).toEqual(expected);
       expect(calls[0]).toBe('rows 60');
       expect(calls.includes('take')).toBe(tookIds);
-      // A vault whose queries' ties run long starts with scores and ids, from where the last one ended.
-      if (tookIds) {
-        calls.length = 0;
-        await rankedEitherWay(async () => ({ shown: [], raw: [] }), async (size) => {
-          calls.push(`scores ${size}`);
-          const out = fetch(size);
-          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-        }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) }), parse, 50, got.enough / 50, false);
-        expect(calls[0]).toBe(`scores ${got.enough}`);
-      }
+      // No row's JSON is read twice.
+      expect(new Set(read).size).toBe(read.length);
+      if (!tookIds) continue;
+      // A vault whose queries' ties run long starts with scores and ids, as deep as its recent ties went.
+      calls.length = 0;
+      expect(depths.first(50)).toBeGreaterThan(leastFetch(50));
+      expect(await query()).toEqual(expected);
+      expect(calls[0]).toBe(`scores ${depths.first(50, 'q')}`);
+      // Rows held from before are not read again: with every row held, nothing is taken.
+      calls.length = 0;
+      expect(await query(new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
+      expect(calls).not.toContain('take');
     }
+  });
+});
+
+describe('TieDepths', () => {
+  it('starts at the least fetch, then fetches as deep as three in four recent tied runs went, with the margin', () => {
+    const depths = new TieDepths();
+    expect(depths.first(50)).toBe(60);
+    for (const end of [50, 55, 60, 70, 80, 90, 100, 400]) depths.record(end, 50);
+    // Of 8 runs the 7th shortest (100 rows): 120 with the margin; for a limit of 10, the same multiple.
+    expect(depths.first(50)).toBe(120);
+    expect(depths.first(10)).toBe(24);
+    // Only the recent runs count, and never past TIE_MAX_GROWTH times the limit.
+    for (let i = 0; i < 20; i++) depths.record(5000, 50);
+    expect(depths.first(50)).toBe(50 * TIE_MAX_GROWTH);
+    for (let i = 0; i < 20; i++) depths.record(50, 50);
+    expect(depths.first(50)).toBe(60);
+    // A query asked before starts where its own run ended, for its limit.
+    depths.record(300, 50, 'coffee');
+    expect(depths.first(50, 'coffee')).toBe(360);
+    expect(depths.first(50, 'tea')).toBe(60);
+    expect(depths.first(20, 'coffee')).toBe(24);
   });
 });
