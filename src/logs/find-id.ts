@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { listLogDates, logRelPath, parseLog, type Fact } from './factlog.js';
-import { idHash, LogFactsReader, mayHoldId } from './log-facts.js';
+import { idHash, LogFactsReader } from './log-facts.js';
 
 /** A bullet line that does not end with a block id (`^id`): a fact whose id the parser derives. */
 const UNMARKED_LINE_RE = /^[-*+][ \t](?![^\n]*\^[A-Za-z0-9-]+[ \t]*\r?$)/m;
@@ -20,7 +20,7 @@ const UNMARKED_LINE_RE = /^[-*+][ \t](?![^\n]*\^[A-Za-z0-9-]+[ \t]*\r?$)/m;
  */
 export async function factsById(root: string, id: string): Promise<Fact[]> {
   const dates = await listLogDates(root);
-  const kept = new LogFactsReader(root);
+  const kept = new LogFactsReader(root, 'ids');
   const hash = idHash(id);
   const found: Fact[] = [];
   const unkept: string[] = [];
@@ -28,9 +28,9 @@ export async function factsById(root: string, id: string): Promise<Fact[]> {
   for (const date of dates) {
     const file = path.join(root, logRelPath(date));
     const stat = statSync(file, { throwIfNoEntry: false });
-    const facts = stat?.isFile() === true ? kept.of(logRelPath(date), stat) : null;
-    if (facts === null) unkept.push(date);
-    else if (mayHoldId(facts, hash)) {
+    const rel = logRelPath(date);
+    if (stat?.isFile() !== true || !kept.kept(rel, stat)) unkept.push(date);
+    else if (kept.mayHoldId(rel, hash)) {
       hit = true;
       found.push(...factsIn(file, date, id, false));
     }

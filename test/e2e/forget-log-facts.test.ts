@@ -12,7 +12,15 @@ import { initVault } from '../helpers/vault.js';
 
 const tempDir = useTempDir();
 const KEPT = '.vaultkeeper/log-facts';
-const MONTH = `${KEPT}/2026-06.json`;
+const MONTHS = [`${KEPT}/ids/2026-06`, `${KEPT}/words/2026-06`];
+
+/** A month file's lines after its header: path, size, mtime, data. */
+async function monthLines(root: string, month: string): Promise<string[][]> {
+  return (await readFile(path.join(root, month), 'latin1'))
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => line.split('\t'));
+}
 
 interface RememberJson {
   facts: { id: string }[];
@@ -47,9 +55,14 @@ async function forgetAndCheck(root: string, id: string): Promise<void> {
 describe('forget with the kept log facts', () => {
   it('keeps each indexed log facts by month, and forgets through them', async () => {
     const { root, id } = await indexedVault();
-    const kept = JSON.parse(await readFile(path.join(root, MONTH), 'utf8')) as { logs: Record<string, { size: number }> };
-    expect(Object.keys(kept.logs)).toEqual(['logs/2026-06-01.md', 'logs/2026-06-02.md', 'logs/2026-06-03.md']);
-    expect(kept.logs['logs/2026-06-01.md']!.size).toBe((await stat(path.join(root, 'logs/2026-06-01.md'))).size);
+    for (const month of MONTHS) {
+      const lines = await monthLines(root, month);
+      expect(lines.map((line) => line[0])).toEqual(['logs/2026-06-01.md', 'logs/2026-06-02.md', 'logs/2026-06-03.md']);
+      expect(Number(lines[0]![1])).toBe((await stat(path.join(root, 'logs/2026-06-01.md'))).size);
+      // Two facts in the first log: 8 hex digits each, or a mask of two uint32s each.
+      if (month.includes('/ids/')) expect(lines[0]![3]).toMatch(/^[0-9a-f]{16}$/);
+      else expect(Buffer.from(lines[0]![3]!, 'base64').length).toBe(16);
+    }
     await forgetAndCheck(root, id);
   });
 
@@ -61,15 +74,17 @@ describe('forget with the kept log facts', () => {
 
   it('forgets a fact with the month file damaged', async () => {
     const { root, id } = await indexedVault();
-    await writeFile(path.join(root, MONTH), '{"format":1,"logs":{"logs/2026-06-01.md":{"size":');
+    for (const month of MONTHS) await writeFile(path.join(root, month), `vaultkeeper log facts 1 ${month.includes('/ids/') ? 'ids' : 'words'}\nlogs/2026-06-01.md\t12`);
     await forgetAndCheck(root, id);
   });
 
   it('forgets a fact the month file names no fact of, for logs as they are (a wrong file never hides one)', async () => {
     const { root, id } = await indexedVault();
-    const kept = JSON.parse(await readFile(path.join(root, MONTH), 'utf8')) as { logs: Record<string, { ids: string; words: string }> };
-    for (const entry of Object.values(kept.logs)) Object.assign(entry, { ids: '', words: '' });
-    await writeFile(path.join(root, MONTH), JSON.stringify(kept));
+    for (const month of MONTHS) {
+      const header = (await readFile(path.join(root, month), 'latin1')).split('\n')[0]!;
+      const lines = (await monthLines(root, month)).map(([rel, size, mtime]) => `${rel}\t${size}\t${mtime}\t\n`);
+      await writeFile(path.join(root, month), `${header}\n${lines.join('')}`, 'latin1');
+    }
     await forgetAndCheck(root, id);
   });
 
