@@ -10,6 +10,8 @@ import { encodeColumns, type EncodedBatch } from './arrow-rows.js';
 import { columnsOf, shownJson, tableColumns } from './columns.js';
 import { PassageReader, citedDates } from './passages.js';
 import { projectLog } from './project-log.js';
+import { logFactsText, type LogFactsText } from '../logs/log-facts.js';
+import type { Fact } from '../logs/factlog.js';
 import type * as Pages from './projection.js';
 import type { PreparedPage } from './projection.js';
 import { batchHashes, rowHash } from './row-hash.js';
@@ -72,6 +74,8 @@ export interface FileProjection {
   cited: string[];
   /** The readings of its cued texts (a log's facts, a page's dated statements), kept with its row hashes for its next projection. */
   readings?: StoredReadings;
+  /** For a log: its live facts' id hashes and word masks (logs/log-facts.ts), kept for `forget` and the tombstone test. */
+  facts?: LogFactsText;
   /** Rows whose hash is the one in `previous`. */
   unchanged: number;
 }
@@ -159,15 +163,20 @@ export class ChunkProjector {
       const page = prepared?.[i];
       const memo = new ReadingMemo(file.readings);
       const inputs = { journal: this.inputs.journal, tombstones: this.tombstones, cited: this.cited, passage, readings: memo };
+      let logFacts: LogFactsText | undefined;
+      const onLogFacts = (date: string, facts: readonly Fact[]): void => {
+        this.passages.collect(date, facts);
+        logFacts = logFactsText(facts);
+      };
       const { rows, cited } =
         page !== undefined
           ? { rows: page.rows(passage), cited: page.cited }
           : sourceKind(file.rel) === 'log'
-            ? { rows: projectLog(file.rel, file.content, { ...inputs, onLogFacts: (date, facts) => this.passages.collect(date, facts) }), cited: [] }
+            ? { rows: projectLog(file.rel, file.content, { ...inputs, onLogFacts }), cited: [] }
             : pageProjection().projectFile(file.rel, file.content, inputs);
       // Kept with the row hashes, so a file's next projection reads only the texts it did not hold (state-readings.ts).
       const readings = page?.readings() ?? memo.stored();
-      const kept = readings.length === 0 ? {} : { readings };
+      const kept = { ...(readings.length === 0 ? {} : { readings }), ...(logFacts === undefined ? {} : { facts: logFacts }) };
       if (file.previous === undefined) {
         const start = toAdd.length;
         // A log's keys are its fact ids, which its parser keeps distinct (factlog.ts): only a page's need the check.

@@ -24,6 +24,7 @@ import type { EncodedBatch } from './arrow-rows.js';
 import type { FileCounts, ReindexResult } from './result.js';
 import { indexFingerprint, inputsHash, statAll, tombstoneState, vaultFiles } from './fresh.js';
 import { touchedByTombstones } from './tombstone-touch.js';
+import { writeLogFacts, type LogFactsEntry } from '../logs/log-facts.js';
 import { indexUri, isRemote } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
@@ -161,8 +162,11 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const pages = all.filter((rel) => sourceKind(rel) !== 'log');
     const logs = all.filter((rel) => sourceKind(rel) === 'log');
     const files = [...pages, ...logs];
+    // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
+    const stats = await statAll(ctx.root, files);
     // New tombstones re-project the files they may change (tombstone-touch.ts); other changes to them, every file.
-    const touchedByNew = tomb.added === 'all' || rebuilt !== null ? null : touchedByTombstones(ctx.root, logs, pages, tomb.added);
+    const touchedByNew =
+      tomb.added === 'all' || rebuilt !== null ? null : touchedByTombstones(ctx.root, logs, pages, tomb.added, stats.slice(pages.length));
     const inputsChanged = inputs !== m.inputs || touchedByNew === null;
     const forgotten = (rel: string): boolean => inputsChanged || touchedByNew!.has(rel);
     const wanted = new Set(files);
@@ -175,6 +179,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const changedRows = new Map<string, Map<string, string> | null>();
     /** The state-change readings of files projected this pass, kept beside their row hashes (state-readings.ts). */
     const changedReadings = new Map<string, StoredReadings>();
+    /** The live facts of logs projected this pass (logs/log-facts.ts), with the size and mtime they were read at. */
+    const changedLogFacts = new Map<string, LogFactsEntry | null>();
     /** Shards serialized during a rebuild once their logs were all projected (ShardSeal): their row hashes are not kept to the end. */
     const sealed: ShardTexts = new Map();
     const allShardTexts = (): ShardTexts => new Map([...sealed, ...shardTexts(shards, next.files, changedRows, changedReadings)]);
@@ -190,8 +196,6 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       options.onProgress?.({ phase: 'scan', done: scanned, total: all.length });
     };
 
-    // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
-    const stats = await statAll(ctx.root, files);
     // Files to project, in bytes at most (a log's rows may also change with the citations, found out later):
     // above a threshold a worker projects beside this thread, started now so it loads while files are read.
     const maybe = files.reduce((sum, rel, i) => {
@@ -287,6 +291,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         const file = projected[i]!;
         unchangedRows += file.unchanged;
         if (file.readings !== undefined) changedReadings.set(task.rel, file.readings);
+        // Kept only when the bytes projected are the size statted before the read: an append in between is read again.
+        if (file.facts !== undefined && task.content.length === task.info.size) changedLogFacts.set(task.rel, { size: task.info.size, mtimeMs: task.info.mtimeMs, ...file.facts });
         const entry: FileSummary = { size: task.info.size, mtimeMs: task.info.mtimeMs, fingerprint: task.fingerprint, ...(file.cited.length > 0 ? { cited: file.cited } : {}), facts: 0, pages: 0, core: 0 };
         const hashed = (rows: Map<string, string>): Map<string, string> => {
           changedRows.set(task.rel, rows);
@@ -428,6 +434,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder) {
       await writeManifest(ctx.root, next, rows ?? allShardTexts());
     }
+    for (const rel of Object.keys(m.files)) if (!wanted.has(rel) && sourceKind(rel) === 'log') changedLogFacts.set(rel, null);
+    // After the manifest: a log's kept facts vouch for it only while it has the size and mtime they name.
+    if (changedLogFacts.size > 0) await writeLogFacts(ctx.root, changedLogFacts);
 
     const byKind = { fact: 0, page: 0, core: 0 };
     for (const entry of Object.values(next.files)) {

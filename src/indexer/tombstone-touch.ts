@@ -5,9 +5,12 @@
  * (a fact or a page line repeating it), and a page citing a log one of them changes (the passage
  * of a cited fact drops a forgotten neighbour, passages.ts). The test is on the file's text folded as
  * normalizeText folds it (NFKC, lower case), so it errs on the side of projecting a file, never of missing one.
+ * A log the index pass read as it is now is tested on the facts the pass kept of it (logs/log-facts.ts: its live
+ * facts' id hashes and word masks), not read: at a million facts reading every log cost a forget ~1.7 s (issue 31).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { idHash, LogFactsReader, mayHoldWords, wordMask } from '../logs/log-facts.js';
 import { normalizeText } from '../text/normalize.js';
 import type { Tombstone } from '../tombstones/tombstones.js';
 import { LOG_PATH_RE } from './sources.js';
@@ -16,6 +19,15 @@ import { LOG_PATH_RE } from './sources.js';
 interface Needle {
   id: string;
   words: string[];
+  /** The id's hash and the words' mask, for a log's kept facts. */
+  hash: string;
+  mask: [number, number];
+  empty: boolean;
+}
+
+function statOf(root: string, rel: string): { size: number; mtimeMs: number } | null {
+  const s = statSync(path.join(root, rel), { throwIfNoEntry: false });
+  return s === undefined ? null : { size: s.size, mtimeMs: s.mtimeMs };
 }
 
 /**
@@ -23,25 +35,60 @@ interface Needle {
  * be told from the text (a tombstone holding a hash, not its words: every file is projected again). A file that
  * cannot be read is left to the pass, which reads it again and reports it.
  */
-export function touchedByTombstones(root: string, logs: readonly string[], pages: readonly string[], added: readonly Tombstone[]): Set<string> | null {
+export function touchedByTombstones(
+  root: string,
+  logs: readonly string[],
+  pages: readonly string[],
+  added: readonly Tombstone[],
+  logStats?: ReadonlyArray<{ size: number; mtimeMs: number } | null | undefined>,
+): Set<string> | null {
   const needles: Needle[] = [];
   for (const entry of added) {
     if (entry.text === undefined) return null;
     const normalized = normalizeText(entry.text);
-    needles.push({ id: entry.id, words: normalized === '' ? [] : [...new Set(normalized.split(' '))].sort((a, b) => b.length - a.length) });
+    needles.push({ id: entry.id, words: normalized === '' ? [] : [...new Set(normalized.split(' '))].sort((a, b) => b.length - a.length), hash: idHash(entry.id), mask: wordMask(normalized), empty: normalized === '' });
   }
   const touched = new Set<string>();
   if (needles.length === 0) return touched;
   // eslint-disable-next-line no-control-regex
   const asciiWords = needles.every((needle) => needle.words.every((word) => /^[\x00-\x7f]*$/.test(word)));
+  const kept = new LogFactsReader(root, 'ids');
+  const keptWords = new LogFactsReader(root, 'words');
   const dates: string[] = [];
-  for (const rel of logs) {
-    if (holdsAny(read(root, rel, asciiWords), needles)) {
-      touched.add(rel);
-      const date = LOG_PATH_RE.exec(rel)?.[1];
-      if (date !== undefined) dates.push(`[[${date}#`);
+  const touch = (rel: string): void => {
+    touched.add(rel);
+    const date = LOG_PATH_RE.exec(rel)?.[1];
+    if (date !== undefined) dates.push(`[[${date}#`);
+  };
+  /** Needles whose id no log was found to hold yet; logs read by their kept facts only. */
+  const unseen = new Set(needles);
+  const keptLogs: string[] = [];
+  for (const [i, rel] of logs.entries()) {
+    // A log's rows change only with a live fact of the id, or one whose text repeats the words (passages.ts
+    // liveFacts): its kept facts (logs/log-facts.ts) say whether it may hold one, while it is as they were read.
+    const stat = logStats?.[i] ?? statOf(root, rel);
+    const words = kept.kept(rel, stat) && keptWords.kept(rel, stat) ? keptWords.words(rel) : null;
+    if (words === null) {
+      const text = read(root, rel, asciiWords);
+      for (const needle of unseen) if (text === null || namesId(text, needle)) unseen.delete(needle);
+      if (holdsAny(text, needles)) touch(rel);
+      continue;
     }
+    keptLogs.push(rel);
+    let hit = false;
+    for (const needle of needles) {
+      if (kept.mayHoldId(rel, needle.hash)) {
+        unseen.delete(needle);
+        hit = true;
+      } else if (!needle.empty && mayHoldWords(words, needle.mask)) hit = true;
+    }
+    // A mask says "maybe": a templated text's words set most of another's bits (~30 of 5,000 logs at a million
+    // facts), so a log it lets through is read and tested as any other.
+    if (hit && holdsAny(read(root, rel, asciiWords), needles)) touch(rel);
   }
+  // The kept facts narrow the search, they never end it: a fact no log was found to hold is looked for in the text
+  // of the logs they vouched for as well (a month file written wrong, or a fact forgotten that no pass saw live).
+  if (unseen.size > 0) for (const rel of keptLogs) if (!touched.has(rel) && holdsAny(read(root, rel, asciiWords), [...unseen])) touch(rel);
   for (const rel of pages) {
     const text = read(root, rel, asciiWords);
     if (text === null || holdsAny(text, needles) || dates.some((cite) => (text.raw ?? text.folded).includes(cite))) touched.add(rel);
@@ -90,10 +137,15 @@ const UNSAFE_BYTES_RE = /[\x80-\xb6\xb8-\xc1\xc3-\xe1\xe3-\xff]|\xc2(?!\xb7)|\xe
 function holdsAny(text: FileText | null, needles: readonly Needle[]): boolean {
   if (text === null) return true;
   for (const needle of needles) {
-    if (text.folded.includes(needle.id.toLowerCase()) || (text.raw?.includes(needle.id) ?? false)) return true;
+    if (namesId(text, needle)) return true;
     if (needle.words.length > 0 && lineHolding(text.folded, needle.words)) return true;
   }
   return false;
+}
+
+/** True when the text names the needle's id, as written or in any case. */
+function namesId(text: FileText, needle: Needle): boolean {
+  return text.folded.includes(needle.id.toLowerCase()) || (text.raw?.includes(needle.id) ?? false);
 }
 
 /** True when a line of `text` holds every word: found at each place the longest word occurs. */

@@ -1,0 +1,228 @@
+/**
+ * What each log holds, kept so that `forget` finds a fact by its id, and the index pass after it the logs a new
+ * tombstone can change, without reading every log (issue 31: at a million facts each read the 118 MB of logs).
+ * For each log an index pass projected: a 32-bit hash of each live fact's id, and a 64-bit mask of its text's
+ * words (normalizeText's words, each setting one bit), under LOG_FACTS_DIR, a file a month of each.
+ *
+ * An entry holds the size and mtime the log had when the pass read it, and is used only while the log still has
+ * both; otherwise the log itself is read. So a missing, stale or damaged file costs time, never a fact, and any
+ * writer may leave it behind (nothing else depends on it). Every test on it can only say "maybe": a hash or a mask
+ * that matches sends the reader to the log's text.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { normalizeText } from '../text/normalize.js';
+import { writeConfined } from '../vault/confined-write.js';
+
+export const LOG_FACTS_DIR = '.vaultkeeper/log-facts';
+const FORMAT = 1;
+/**
+ * The id hashes and the word masks in files of their own (`ids/<month>`, `words/<month>`): `forget` reads only the
+ * ids, the pass after it the masks as well. A file is a line a log, `path TAB size TAB mtimeMs TAB data`, after a
+ * header line: the ids as 8 hex digits each, which a reader looks for in the month's text at once (no decoding, no
+ * JSON: at a million facts decoding them all cost `forget` ~0.5 s), the masks as base64 of two uint32s a fact.
+ */
+export type LogFactsKind = 'ids' | 'words';
+const HEADER = (kind: LogFactsKind): string => `vaultkeeper log facts ${FORMAT} ${kind}\n`;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const LOG_RE = /^logs\/(\d{4}-\d{2})-\d{2}\.md$/;
+
+/** A log's facts as one pass read them, as text: they cross a worker and land in a file as they are. */
+export interface LogFactsText {
+  /** 8 hex digits a live fact: its id's hash. */
+  ids: string;
+  /** Base64 of two little-endian uint32s (low, high) a fact: its word mask, in the same order. */
+  words: string;
+}
+
+/** An entry as the month file keeps it: the log's size and mtime when read, and its facts. */
+export interface LogFactsEntry extends LogFactsText {
+  size: number;
+  mtimeMs: number;
+}
+
+/** FNV-1a over UTF-16 code units: cheap, and the same in every thread. */
+function fnv(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** An id's hash, as the ids file writes it. */
+export function idHash(id: string): string {
+  return fnv(id).toString(16).padStart(8, '0');
+}
+
+/** The mask of a normalized text's words: a word sets bit (hash mod 64), so a text holding every word of another holds its bits. */
+export function wordMask(normalized: string): [low: number, high: number] {
+  let low = 0;
+  let high = 0;
+  if (normalized === '') return [0, 0];
+  for (const word of normalized.split(' ')) {
+    const bit = fnv(word) & 63;
+    if (bit < 32) low |= 1 << bit;
+    else high |= 1 << (bit - 32);
+  }
+  return [low >>> 0, high >>> 0];
+}
+
+function encode(values: Uint32Array): string {
+  if (LITTLE_ENDIAN) return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
+  const bytes = Buffer.alloc(values.length * 4);
+  values.forEach((value, i) => bytes.writeUInt32LE(value, i * 4));
+  return bytes.toString('base64');
+}
+
+function decode(text: string): Uint32Array | null {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 4 !== 0) return null;
+  const out = new Uint32Array(bytes.length / 4);
+  // Copied into the array's own buffer: a decoded Buffer may sit unaligned in Node's pool.
+  if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(bytes);
+  else for (let i = 0; i < out.length; i++) out[i] = bytes.readUInt32LE(i * 4);
+  return out;
+}
+
+/** The text kept for a log's live facts (project-chunk.ts hands them over as the pass parses them). */
+export function logFactsText(facts: ReadonlyArray<{ id: string; text: string }>): LogFactsText {
+  const words = new Uint32Array(facts.length * 2);
+  let ids = '';
+  facts.forEach((fact, i) => {
+    ids += idHash(fact.id);
+    const [low, high] = wordMask(normalizeText(fact.text));
+    words[2 * i] = low;
+    words[2 * i + 1] = high;
+  });
+  return { ids, words: encode(words) };
+}
+
+/** True when one of the log's facts may hold every word of a text whose mask this is (`words`: the log's masks). */
+export function mayHoldWords(words: Uint32Array, [low, high]: readonly [number, number]): boolean {
+  for (let i = 0; i < words.length; i += 2) {
+    if ((words[i]! & low) >>> 0 === low && (words[i + 1]! & high) >>> 0 === high) return true;
+  }
+  return false;
+}
+
+function monthOf(rel: string): string | null {
+  return LOG_RE.exec(rel)?.[1] ?? null;
+}
+
+function monthFile(kind: LogFactsKind, month: string): string {
+  return `${LOG_FACTS_DIR}/${kind}/${month}`;
+}
+
+/** A month file read: its text, and where each log's line and data are in it. */
+interface Month {
+  text: string;
+  entries: Map<string, { size: number; mtimeMs: number; start: number; end: number }>;
+}
+
+/** The entries of a month file's text; a line that is not one is left out (its log is read instead). */
+function parseMonth(text: string, kind: LogFactsKind): Month | null {
+  const header = HEADER(kind);
+  if (!text.startsWith(header)) return null;
+  const entries: Month['entries'] = new Map();
+  for (let at = header.length; at < text.length; ) {
+    const newline = text.indexOf('\n', at);
+    if (newline < 0) break; // a torn last line
+    const tab1 = text.indexOf('\t', at);
+    const tab2 = text.indexOf('\t', tab1 + 1);
+    const tab3 = text.indexOf('\t', tab2 + 1);
+    if (tab1 > at && tab2 > tab1 && tab3 > tab2 && tab3 < newline) {
+      const size = Number(text.slice(tab1 + 1, tab2));
+      const mtimeMs = Number(text.slice(tab2 + 1, tab3));
+      if (Number.isFinite(size) && Number.isFinite(mtimeMs)) entries.set(text.slice(at, tab1), { size, mtimeMs, start: tab3 + 1, end: newline });
+    }
+    at = newline + 1;
+  }
+  return { text, entries };
+}
+
+/** The kept id hashes or masks of a vault's logs, a month file read when one of its logs is first asked for. */
+export class LogFactsReader {
+  private readonly months = new Map<string, Month | null>();
+  private readonly hits = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly kind: LogFactsKind,
+  ) {}
+
+  private month(rel: string): Month | null {
+    const month = monthOf(rel);
+    if (month === null) return null;
+    let read = this.months.get(month);
+    if (read === undefined) {
+      try {
+        read = parseMonth(readFileSync(path.join(this.root, monthFile(this.kind, month)), 'latin1'), this.kind);
+      } catch {
+        read = null;
+      }
+      this.months.set(month, read);
+    }
+    return read;
+  }
+
+  /** True when the log's facts are kept as it is now (`stat`: its size and mtime now). */
+  kept(rel: string, stat: { size: number; mtimeMs: number } | null | undefined): boolean {
+    if (stat === null || stat === undefined) return false;
+    const entry = this.month(rel)?.entries.get(rel);
+    return entry !== undefined && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs;
+  }
+
+  /** For a log `kept` vouches for, from the ids file: true when one of its facts may have the id whose hash this is. */
+  mayHoldId(rel: string, hash: string): boolean {
+    const month = this.month(rel);
+    if (month === null) return true;
+    const key = `${monthOf(rel)}:${hash}`;
+    let logs = this.hits.get(key);
+    if (logs === undefined) {
+      // Where the hash is in the month's text, at a fact's place in a log's data: a search of the text at once.
+      logs = new Set();
+      const starts = [...month.entries].sort((a, b) => a[1].start - b[1].start);
+      for (let at = month.text.indexOf(hash); at >= 0; at = month.text.indexOf(hash, at + 1)) {
+        const owner = starts.findLast(([, entry]) => entry.start <= at);
+        if (owner !== undefined && at + hash.length <= owner[1].end && (at - owner[1].start) % 8 === 0) logs.add(owner[0]);
+      }
+      this.hits.set(key, logs);
+    }
+    return logs.has(rel);
+  }
+
+  /** For a log `kept` vouches for, from the words file: its facts' masks (two a fact), or null when unreadable. */
+  words(rel: string): Uint32Array | null {
+    const month = this.month(rel);
+    const entry = month?.entries.get(rel);
+    return entry === undefined ? null : decode(month!.text.slice(entry.start, entry.end));
+  }
+}
+
+/**
+ * Keeps the facts of the logs a pass projected (`changed`: null for a log gone), rewriting their month files. A month
+ * file that cannot be read is replaced by the entries given.
+ */
+export async function writeLogFacts(root: string, changed: ReadonlyMap<string, LogFactsEntry | null>): Promise<void> {
+  const byMonth = new Map<string, string[]>();
+  for (const rel of changed.keys()) {
+    const month = monthOf(rel);
+    if (month === null) continue;
+    byMonth.set(month, [...(byMonth.get(month) ?? []), rel]);
+  }
+  for (const [month, rels] of byMonth) {
+    for (const kind of ['ids', 'words'] as const) {
+      const text = await readFile(path.join(root, monthFile(kind, month)), 'latin1').catch(() => '');
+      const before = parseMonth(text, kind);
+      const lines = new Map<string, string>();
+      for (const [rel, entry] of before?.entries ?? []) lines.set(rel, `${rel}\t${entry.size}\t${entry.mtimeMs}\t${text.slice(entry.start, entry.end)}`);
+      for (const rel of rels) {
+        const entry = changed.get(rel);
+        if (entry === null || entry === undefined) lines.delete(rel);
+        else lines.set(rel, `${rel}\t${entry.size}\t${entry.mtimeMs}\t${entry[kind]}`);
+      }
+      const body = [...lines.keys()].sort().map((rel) => `${lines.get(rel)!}\n`).join('');
+      await writeConfined(root, monthFile(kind, month), Buffer.from(HEADER(kind) + body, 'latin1'));
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The facts the index pass keeps of each log (logs/log-facts.ts), on real files: an entry vouches for a log only
+ * at the size and mtime it names, an id hash is found only at a fact's place, a mask holds every mask of a text
+ * made of some of its words, and a torn or foreign file vouches for nothing.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { idHash, LOG_FACTS_DIR, logFactsText, LogFactsReader, mayHoldWords, wordMask, writeLogFacts } from '../../src/logs/log-facts.js';
+import { normalizeText } from '../../src/text/normalize.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+const A = 'logs/2026-06-01.md';
+const B = 'logs/2026-06-02.md';
+const facts = [
+  { id: 'f-aaaaaaaaa1', text: 'Prefers dark roast coffee' },
+  { id: 'f-aaaaaaaaa2', text: 'Walked the dog in the rain' },
+];
+
+describe('log facts', () => {
+  it('vouch for a log at the size and mtime they name, and find its ids at a fact’s place only', async () => {
+    const root = await tempDir();
+    await writeLogFacts(root, new Map([[A, { size: 100, mtimeMs: 5.5, ...logFactsText(facts) }], [B, { size: 7, mtimeMs: 1, ...logFactsText([]) }]]));
+    const ids = new LogFactsReader(root, 'ids');
+    expect(ids.kept(A, { size: 100, mtimeMs: 5.5 })).toBe(true);
+    expect(ids.kept(A, { size: 101, mtimeMs: 5.5 })).toBe(false);
+    expect(ids.kept(A, { size: 100, mtimeMs: 6 })).toBe(false);
+    expect(ids.kept('logs/2026-07-01.md', { size: 100, mtimeMs: 5.5 })).toBe(false);
+    expect(ids.mayHoldId(A, idHash('f-aaaaaaaaa2'))).toBe(true);
+    expect(ids.mayHoldId(B, idHash('f-aaaaaaaaa2'))).toBe(false);
+    expect(ids.mayHoldId(A, idHash('f-zzzzzzzzz9'))).toBe(false);
+    // Across two facts' hashes (4 hex digits of each): not at a fact's place, so not found.
+    const straddle = idHash('f-aaaaaaaaa1').slice(4) + idHash('f-aaaaaaaaa2').slice(0, 4);
+    expect(ids.mayHoldId(A, straddle)).toBe(false);
+
+    const words = new LogFactsReader(root, 'words');
+    const masks = words.words(A)!;
+    expect(masks.length).toBe(4);
+    expect(mayHoldWords(masks, wordMask(normalizeText('dark roast')))).toBe(true);
+    expect(mayHoldWords(words.words(B)!, wordMask(normalizeText('dark roast')))).toBe(false);
+
+    // A log gone leaves its month's file; the other entries stay as they were.
+    await writeLogFacts(root, new Map([[B, null]]));
+    const after = new LogFactsReader(root, 'ids');
+    expect(after.kept(B, { size: 7, mtimeMs: 1 })).toBe(false);
+    expect(after.kept(A, { size: 100, mtimeMs: 5.5 })).toBe(true);
+  });
+
+  it('a text made of some of a fact’s words has a mask the fact’s holds', () => {
+    const words = 'the spare key is under blue flowerpot alarm code garden hose priya leila nairobi wednesday'.split(' ');
+    for (let seed = 1; seed < 200; seed++) {
+      const text = words.filter((_, i) => (seed * (i + 7)) % 3 !== 0).join(' ');
+      const part = text.split(' ').filter((_, i) => (seed + i) % 2 === 0).join(' ');
+      expect(mayHoldWords(Uint32Array.from(wordMask(text)), wordMask(part))).toBe(true);
+    }
+  });
+
+  it('a torn line or a file of another format vouches for nothing', async () => {
+    const root = await tempDir();
+    await writeLogFacts(root, new Map([[A, { size: 100, mtimeMs: 5.5, ...logFactsText(facts) }], [B, { size: 7, mtimeMs: 1, ...logFactsText(facts) }]]));
+    const file = path.join(root, LOG_FACTS_DIR, 'ids', '2026-06');
+    const text = await readFile(file, 'latin1');
+    await writeFile(file, text.slice(0, -5), 'latin1'); // B's line torn
+    const torn = new LogFactsReader(root, 'ids');
+    expect(torn.kept(A, { size: 100, mtimeMs: 5.5 })).toBe(true);
+    expect(torn.kept(B, { size: 7, mtimeMs: 1 })).toBe(false);
+    await writeFile(file, text.replace('log facts 1', 'log facts 9'), 'latin1');
+    expect(new LogFactsReader(root, 'ids').kept(A, { size: 100, mtimeMs: 5.5 })).toBe(false);
+  });
+});
