@@ -171,6 +171,15 @@ export function isShortAnswer(gold: string): boolean {
  * out: their date is a file name, not a statement.
  */
 export function containsAnswer(texts: readonly string[], forms: readonly string[]): boolean {
-  const haystacks = texts.map((text) => ` ${normalizeAnswer(text.replace(/\[\[[^\]]*\d{4}-\d{2}(?:-\d{2})?(?: \(\d+\))?(?:\|[^\]]*)?\]\]/gu, ' '))} `);
+  return holdsAnswer(answerHaystacks(texts), forms);
+}
+
+/** The texts as containsAnswer matches them: normalized once, so many answers can be looked for in a whole vault. */
+export function answerHaystacks(texts: readonly string[]): string[] {
+  return texts.map((text) => ` ${normalizeAnswer(text.replace(/\[\[[^\]]*\d{4}-\d{2}(?:-\d{2})?(?: \(\d+\))?(?:\|[^\]]*)?\]\]/gu, ' '))} `);
+}
+
+/** True when one haystack (answerHaystacks) holds one of the forms as whole words. */
+export function holdsAnswer(haystacks: readonly string[], forms: readonly string[]): boolean {
   return forms.some((form) => haystacks.some((haystack) => haystack.includes(` ${form} `)));
 }

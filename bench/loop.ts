@@ -11,7 +11,9 @@
 import type { LocomoConversation, LocomoQuestion } from './locomo.js';
 import type { SearchResult } from '#src/indexer/search.js';
 import { openVault } from '#src/vault/vault.js';
-import { answerForms, containsAnswer } from './answers.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { answerForms, answerHaystacks, containsAnswer, holdsAnswer } from './answers.js';
 import { expectedEntities } from './expected-entities.js';
 import { progress } from './report.js';
 import { markdownTable } from './stats.js';
@@ -56,6 +58,8 @@ interface Score {
   answer: boolean | null;
   /** The same, a relative gold date ("the Friday before 15 July 2023") matched only as written. */
   answerStrict: boolean | null;
+  /** Whether some one line of the vault's markdown holds the answer at all: the ceiling of `answer` for any ranking. */
+  written: boolean | null;
 }
 
 export interface LoopAggregate {
@@ -72,6 +76,8 @@ export interface LoopAggregate {
   containment: number;
   /** Containment with relative gold dates matched only as written (answers.ts `resolve: false`). */
   containmentStrict: number;
+  /** The share of the short answers some one line of the vault holds (Score.written). */
+  written: number;
 }
 
 /** What the dream made of one conversation (wiki-metrics.ts), with the names it was expected to page. */
@@ -114,7 +120,7 @@ export function fitting(chars: readonly number[], budget: number): number {
   return count;
 }
 
-export function score(ranked: Ranked, gold: readonly string[], answer?: string): Score {
+export function score(ranked: Ranked, gold: readonly string[], answer?: string, written?: readonly string[]): Score {
   const wanted = new Set(gold);
   const recallOf = (count: number): number => {
     const found = new Set<string>();
@@ -133,6 +139,7 @@ export function score(ranked: Ranked, gold: readonly string[], answer?: string):
     viaMaxChars: ranked.viaMaxChars.map((ids) => [...wanted].filter((id) => ids.has(id)).length / wanted.size),
     answer: answer === undefined ? null : containsAnswer(texts, answerForms(answer)),
     answerStrict: answer === undefined ? null : containsAnswer(texts, answerForms(answer, { resolve: false })),
+    written: answer === undefined || written === undefined ? null : holdsAnswer(written, answerForms(answer)),
   };
 }
 
@@ -150,6 +157,7 @@ export function aggregate(scores: readonly Score[]): LoopAggregate {
     answers: scores.filter((s) => s.answer !== null).length,
     containment: share(scores.filter((s) => s.answer !== null).map((s) => s.answer === true)),
     containmentStrict: share(scores.filter((s) => s.answerStrict !== null).map((s) => s.answerStrict === true)),
+    written: share(scores.filter((s) => s.written !== null).map((s) => s.written === true)),
   };
 }
 
@@ -174,6 +182,24 @@ export async function rank(root: string, env: NodeJS.ProcessEnv, dialogIds: Read
   } finally {
     await vault.close();
   }
+}
+
+/**
+ * Every non-empty line of the vault's markdown (logs, and after the dream its pages and MEMORY.md; folders
+ * starting with a dot left out), normalized for answer matching: what a perfect ranking could show.
+ */
+async function vaultLines(root: string): Promise<string[]> {
+  const lines: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.name.endsWith('.md')) for (const line of (await readFile(path, 'utf8')).split('\n')) if (line.trim() !== '') lines.push(line);
+    }
+  };
+  await walk(root);
+  return answerHaystacks(lines);
 }
 
 /** Dreams until nothing is pending: one run consolidates at most `max_days` days. */
@@ -207,12 +233,14 @@ export async function runLoop(
     const split = conv.index < HELD_OUT_FROM ? 'development (0–6)' : 'held out (7–9)';
     scores[split] ??= { before: [], after: [] };
     const before = await rank(root, env, dialogIds, questions);
+    const writtenBefore = await vaultLines(root);
     const dreamt = await dreamAll(root, env);
     dreams.push({ conversation: conv.index, ...dreamt });
     const after = await rank(root, env, dialogIds, questions);
+    const writtenAfter = await vaultLines(root);
     questions.forEach((q, i) => {
-      const was = score(before[i]!, q.gold, q.answer);
-      const is = score(after[i]!, q.gold, q.answer);
+      const was = score(before[i]!, q.gold, q.answer, writtenBefore);
+      const is = score(after[i]!, q.gold, q.answer, writtenAfter);
       scores[split]!.before.push({ category: q.question.category, score: was });
       scores[split]!.after.push({ category: q.question.category, score: is });
       if (q.answer === undefined) return;
@@ -302,6 +330,13 @@ function renderContainment(r: LoopResults, names: Record<string, string>): strin
     .map(([split, phases]) => `${split} ${pct(phases.before.all?.containmentStrict ?? Number.NaN)} → ${pct(phases.after.all?.containmentStrict ?? Number.NaN)}`)
     .join('; ');
   out.push(`Read strictly (a relative gold date matched only as written, as this table was read before 2026-11-29), all categories, before → after: ${strict}.`);
+  const written = Object.entries(r.splits)
+    .map(([split, phases]) => `${split} ${pct(phases.before.all?.written ?? Number.NaN)} → ${pct(phases.after.all?.written ?? Number.NaN)}`)
+    .join('; ');
+  out.push(
+    '',
+    `Written anywhere (the ceiling of containment for any ranking and any budget): the share of the short answers that some one line of the vault's markdown holds, matched alike — the logs before the dream, the logs, pages and MEMORY.md after it; before → after: ${written}.`,
+  );
   return out;
 }
 
