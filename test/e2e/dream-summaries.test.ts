@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../src/vault/vault.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runJson } from '../helpers/cli.js';
 import { makeVault } from '../helpers/indexed-vault.js';
 
 const CONFIG = 'timezone: UTC\nindex:\n  embedder: none\ndream:\n  max_days: 60\n';
@@ -48,6 +48,7 @@ async function dreamt(root: string): Promise<Map<string, string>> {
 }
 
 let first: Map<string, string>;
+let root = '';
 let second: Map<string, string>;
 
 beforeAll(async () => {
@@ -57,6 +58,7 @@ beforeAll(async () => {
   const copy = path.join(temp, 'copy');
   await cp(vault.root, copy, { recursive: true });
   first = await dreamt(vault.root);
+  root = vault.root;
   second = await dreamt(copy);
 }, 240_000);
 
@@ -99,6 +101,13 @@ describe('summaries of lists', { timeout: 60_000 }, () => {
     expect(all).not.toMatch(/\bhad\b/u);
     expect(all).not.toContain('joined');
     expect(all).not.toContain('adopted');
+  });
+
+  it('in a search, the summary does not take the slots of the lines it gathers (they tell the rest)', async () => {
+    const found = await runJson<{ results: Array<{ kind: string; text: string; heading: string | null }> }>(['search', 'Caroline went to the poetry reading', '--vault', root, '--json']);
+    const texts = found.results.map((r) => r.text);
+    expect(texts.some((t) => t.includes('Caroline went to: poetry reading')), texts.join('\n')).toBe(true);
+    expect(texts.some((t) => t.includes('it was so moving')), texts.join('\n')).toBe(true);
   });
 
   it('is deterministic: the same logs give the same pages', () => {
