@@ -104,8 +104,10 @@ describe('summaries of lists', { timeout: 60_000 }, () => {
   });
 
   it('in a search, the summary does not take the slots of the lines it gathers (they tell the rest)', async () => {
-    const found = await runJson<{ results: Array<{ kind: string; text: string; heading: string | null }> }>(['search', 'Caroline went to the poetry reading', '--vault', root, '--json']);
+    const found = await runJson<{ results: Array<{ kind: string; text: string; heading: string | null }> }>(['search', 'Caroline went to poetry reading pride parade council meeting', '--vault', root, '--json']);
     const texts = found.results.map((r) => r.text);
+    // The summary, naming all three, ranks first; the lines it gathers still stand after it.
+    expect(found.results[0]?.heading).toBe('At a glance');
     expect(texts.some((t) => t.includes('Caroline went to: poetry reading')), texts.join('\n')).toBe(true);
     expect(texts.some((t) => t.includes('it was so moving')), texts.join('\n')).toBe(true);
   });
