@@ -91,7 +91,7 @@ export function writeLead(page: Page, partsOf: (hub: Page) => Page[], alsoDisput
 }
 
 /** The parts of a hub and, for a part that became a hub in turn, its parts (each once). */
-function allParts(parts: readonly Page[], partsOf: (hub: Page) => Page[]): Page[] {
+export function allParts(parts: readonly Page[], partsOf: (hub: Page) => Page[]): Page[] {
   const seen = new Set<Page>();
   const queue = [...parts];
   while (queue.length > 0) {

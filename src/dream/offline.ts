@@ -37,7 +37,8 @@ import { addMention, isMention, markDisputed, markSuperseded } from './mentions.
 import { isItem, itemBody, Page, subjectOf, type Keyed } from './page.js';
 import { pageWriteTarget } from '../vault/confine.js';
 import { byText } from '../text/compare.js';
-import { writeLead } from './lead.js';
+import { allParts, writeLead } from './lead.js';
+import { writeSummaries } from './summaries.js';
 import { personLeads } from './person-lead.js';
 import { gatherStatements, type Gathered } from './gather.js';
 import { pageOwners } from './ownership.js';
@@ -224,6 +225,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
         .flatMap((title) => (title === undefined ? [] : partsByTitle.get(title) ?? []));
     for (const page of grouped) {
       if (!theirs.has(page.rel)) writeLead(page, partsOf, disputed);
+      if (!theirs.has(page.rel)) writeSummaries(page, page.headingIndex('Parts') >= 0 ? allParts(partsOf(page), partsOf) : []);
       await tick();
     }
     if (!grouped.some((p) => pastBound(p.text()))) break;

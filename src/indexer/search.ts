@@ -309,6 +309,9 @@ export function withoutRepeats(scored: readonly Scored[]): Scored[] {
  * and the page line it repeats, a page's lead and the note it quotes, a mention and its statement, a fact
  * and the page line citing it) is left out; a unit keeps its members that add a fact.
  */
+/** The section of a page's summaries of lists (docs/formats.md). */
+const AT_A_GLANCE = 'At a glance';
+
 function distinct(units: readonly Unit[]): Unit[] {
   const shown = new Set<string>();
   const out: Unit[] = [];
@@ -316,8 +319,10 @@ function distinct(units: readonly Unit[]): Unit[] {
     const ids = (m: Scored): string[] => (m.hit.kind === 'fact' ? [m.hit.id] : m.hit.citations);
     const members = unit.members.filter((m) => ids(m).length === 0 || ids(m).some((id) => !shown.has(id)));
     if (members.length === 0) continue;
-    // A digest lists what was learned: it places no fact (DESIGN §6), so it takes no fact's slot either.
-    for (const m of members) if (!isGeneratedPage(m.hit.path)) for (const id of ids(m)) shown.add(id);
+    // A digest lists what was learned: it places no fact (DESIGN §6), so it takes no fact's slot either. A
+    // summary of lists (`## At a glance`, dream/summaries.ts) names each thing in a word or two: the lines it
+    // gathers keep their slots, since they tell the rest.
+    for (const m of members) if (!isGeneratedPage(m.hit.path) && m.hit.heading !== AT_A_GLANCE) for (const id of ids(m)) shown.add(id);
     out.push(members.length === unit.members.length ? unit : { members, score: unit.score });
   }
   return out;
