@@ -132,9 +132,10 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
  * subject part of a busy project) would outgrow the bound by its list of links alone, half a year later (a
  * 50k backlog's `Project Atlas — Work`: 196 lines of links, then page_size and a skipped day). Once the hub
  * is past the split size, its day parts go under month parts (`Project Atlas — Work 2024-07`, a hub of that
- * month's days): the links move, each day part's part_of names its month, and later notes go through the
- * month parts (partsLevel finds them before the days). A hub named by a period (a month's hub of days) keeps
- * its days: it has at most 31.
+ * month's days): only the links move (a day part keeps its part_of, the hub above its month: rewriting every
+ * day part of a backlog's hubs took one run to 12,000 changed files), and later notes go through the month
+ * parts (partsLevel finds them before the days), whose new day parts name their month. A hub named by a
+ * period (a month's hub of days) keeps its days: it has at most 31.
  */
 function foldDays(pages: Map<string, Page>, hub: Page): void {
   if (/ \d{4}-\d{2}(?:-\d{2})?$/.test(hub.title) || !tooLong(hub)) return;
@@ -151,14 +152,7 @@ function foldDays(pages: Map<string, Page>, hub: Page): void {
     const title = `${hub.title} ${month}`;
     const rel = partRel(hub, title);
     const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
-    for (const day of titles) {
-      part.link('Parts', day);
-      const page = pages.get(partRel(hub, day));
-      if (page === undefined) continue;
-      page.setProperty('part_of', JSON.stringify(`[[${title}]]`));
-      const said = page.lines.indexOf(`Part of [[${hub.title}]].`);
-      if (said >= 0) page.lines[said] = `Part of [[${title}]].`;
-    }
+    for (const day of titles) part.link('Parts', day);
     hub.link('Parts', title);
   }
 }

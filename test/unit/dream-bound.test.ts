@@ -126,9 +126,10 @@ describe('boundPages on a part whose day parts outgrow its list of links', () =>
     expect(july?.text()).toContain('part_of: "[[Project Atlas — Work]]"');
     expect(july?.text()).toContain('- [[Project Atlas — Work 2024-07-05]]');
     expect(pages.get('1_Projects/Project Atlas — Work 2024-07-05.md')?.text()).toContain('day 0 [[');
-    expect(pages.get('1_Projects/Project Atlas — Work 2024-07-05.md')?.text()).toContain('part_of: "[[Project Atlas — Work 2024-07]]"');
-    // An older day part now hangs under its month's part, which the subject part links.
-    expect(pages.get('1_Projects/Project Atlas — Work 2024-01-01.md')!.text()).toContain('part_of: "[[Project Atlas — Work 2024-01]]"');
+    // An older day part is linked from its month's part now, which the subject part links; the day part itself
+    // is not rewritten (its part_of still names the subject part, the hub above its month).
+    const older = pages.get('1_Projects/Project Atlas — Work 2024-01-01.md')!;
+    expect(older.changed()).toBe(false);
     expect(pages.get('1_Projects/Project Atlas — Work 2024-01.md')!.text()).toContain('- [[Project Atlas — Work 2024-01-31]]');
     expect(part.text()).toContain('- [[Project Atlas — Work 2024-01]]');
     expect(part.text()).not.toContain('- [[Project Atlas — Work 2024-01-01]]');
@@ -136,6 +137,7 @@ describe('boundPages on a part whose day parts outgrow its list of links', () =>
     top.append('Notes', '- The team met the client about project Atlas again [[2024-07-20#^f-nextnext01]]');
     boundPages(pages);
     expect(pages.get('1_Projects/Project Atlas — Work 2024-07.md')!.text()).toContain('- [[Project Atlas — Work 2024-07-20]]');
+    expect(pages.get('1_Projects/Project Atlas — Work 2024-07-20.md')?.text()).toContain('part_of: "[[Project Atlas — Work 2024-07]]"');
     expect(part.text()).not.toContain('2024-07-20');
   });
 
