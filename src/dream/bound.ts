@@ -124,6 +124,37 @@ function split(pages: Map<string, Page>, hub: Page, level: Level, hasParts: bool
     if (isHub(part)) split(pages, part, partsLevel(part) ?? finer(level), true);
     else if (tooLong(part)) split(pages, part, finer(level), false);
   }
+  if (level === 'day') foldDays(pages, hub);
+}
+
+/**
+ * A hub of day parts links one more part each day it gets notes: a part split by day in its first month (a
+ * subject part of a busy project) would outgrow the bound by its list of links alone, half a year later (a
+ * 50k backlog's `Project Atlas — Work`: 196 lines of links, then page_size and a skipped day). Once the hub
+ * is past the split size, its day parts go under month parts (`Project Atlas — Work 2024-07`, a hub of that
+ * month's days): only the links move (a day part keeps its part_of, the hub above its month: rewriting every
+ * day part of a backlog's hubs took one run to 12,000 changed files), and later notes go through the month
+ * parts (partsLevel finds them before the days), whose new day parts name their month. A hub named by a
+ * period (a month's hub of days) keeps its days: it has at most 31.
+ */
+function foldDays(pages: Map<string, Page>, hub: Page): void {
+  if (/ \d{4}-\d{2}(?:-\d{2})?$/.test(hub.title) || !tooLong(hub)) return;
+  const dayRe = new RegExp(`^- \\[\\[(${escapeRe(hub.title)} (\\d{4}-\\d{2})-\\d{2})\\]\\]$`);
+  const days = hub.sectionLines('Parts').flatMap((i) => {
+    const m = dayRe.exec(hub.lines[i]!.trim());
+    return m === null ? [] : [{ i, title: m[1]!, month: m[2]! }];
+  });
+  if (days.length === 0) return;
+  for (const { i } of [...days].sort((a, b) => b.i - a.i)) hub.lines.splice(i, 1);
+  const months = new Map<string, string[]>();
+  for (const { title, month } of days) months.set(month, [...(months.get(month) ?? []), title]);
+  for (const [month, titles] of [...months].sort(([a], [b]) => byText(a, b))) {
+    const title = `${hub.title} ${month}`;
+    const rel = partRel(hub, title);
+    const part = pages.get(rel) ?? newPart(pages, hub, rel, title);
+    for (const day of titles) part.link('Parts', day);
+    hub.link('Parts', title);
+  }
 }
 
 const partRel = (hub: Page, title: string): string => path.posix.join(path.posix.dirname(hub.rel), `${title}.md`);

@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { OP_TRAILER, pathHistories } from '../git/audit.js';
+import { OP_TRAILER } from '../git/audit.js';
+import { historiesAtHead } from '../git/path-history.js';
 import { gitRunner } from '../git/run.js';
 import { showFile, type PathChange } from '../git/worktree.js';
 import type { Fact } from '../logs/factlog.js';
@@ -158,7 +159,7 @@ export async function personLinesKept(worktree: string, base: string, pages: Pag
   const changed = [...pages.updated, ...pages.archived.map((a) => a.from)];
   if (changed.length === 0) return null;
   const movedTo = new Map(pages.archived.map((a) => [a.from, a.to]));
-  const histories = await pathHistories(worktree, changed);
+  const histories = await historiesAtHead(worktree, changed);
   const persons = new Map<string, boolean>();
   for (const file of changed) {
     // A page no person ever committed to holds none of their lines: no blame needed.

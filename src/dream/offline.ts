@@ -40,7 +40,7 @@ import { byText } from '../text/compare.js';
 import { allParts, writeLead } from './lead.js';
 import { writeSummaries } from './summaries.js';
 import { personLeads } from './person-lead.js';
-import { gatherStatements, type Gathered } from './gather.js';
+import { gatherer, type Gathered } from './gather.js';
 import { pageOwners } from './ownership.js';
 import { TOPICS, topicOf } from './topics.js';
 import { fileChatter, isRecordPage } from './records.js';
@@ -298,8 +298,9 @@ async function gatherOnNewPages(root: string, pages: Map<string, Page>, mark: (p
   const owners = await pageOwners(root, older.map((p) => p.rel));
   const sources = older.filter((p) => owners.get(p.rel) === 'dream').sort((a, b) => byText(a.rel, b.rel));
   const out: Gathered[] = [];
+  const gather = gatherer(sources);
   for (const target of made) {
-    const moved = gatherStatements(target, [target.title, ...listProperty(target.property('aliases'))], sources);
+    const moved = gather(target, [target.title, ...listProperty(target.property('aliases'))]);
     for (const g of moved) {
       const from = pages.get(g.from)!;
       const newest = from.lines.flatMap((l) => citedDates(l)).sort().at(-1) ?? '';

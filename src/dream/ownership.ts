@@ -5,7 +5,8 @@
  * never moves. A page with no commit yet was made by the run itself. On an adopted vault a person's notes
  * are read-only to the dream by default (`readOnlyPages`): it links to them and writes its own pages.
  */
-import { OP_TRAILER, pathHistories, type HistoryEntry } from '../git/audit.js';
+import { OP_TRAILER, type HistoryEntry } from '../git/audit.js';
+import { historiesAtHead } from '../git/path-history.js';
 import { gitRunner } from '../git/run.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { isGeneratedPage } from '../vault/layout.js';
@@ -20,7 +21,7 @@ export function ownerOf(commits: readonly HistoryEntry[]): PageOwner {
 
 /** The owner of each of `rels` (vault-relative pages) by the history of `root`'s HEAD, in one git process. */
 export async function pageOwners(root: string, rels: readonly string[]): Promise<Map<string, PageOwner>> {
-  const histories = await pathHistories(root, rels);
+  const histories = await historiesAtHead(root, rels);
   return new Map(rels.map((rel) => [rel, ownerOf(histories.get(rel) ?? [])]));
 }
 

@@ -5,7 +5,7 @@
  * So a page whose lead git blames, at the run's base, on a person's commit (no vaultkeeper trailer, or the
  * snapshot of their edits) keeps its lead as it is; the rest of the page is consolidated as usual.
  */
-import { pathHistories } from '../git/audit.js';
+import { historiesAtHead } from '../git/path-history.js';
 import { gitRunner } from '../git/run.js';
 import { isPersonsCommit } from './ownership.js';
 
@@ -20,7 +20,7 @@ const PART_OF_RE = /^Part of \[\[[^\]]+\]\]\.$/;
 export async function personLeads(root: string, rels: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
   if (rels.length === 0) return out;
-  const histories = await pathHistories(root, rels);
+  const histories = await historiesAtHead(root, rels);
   for (const rel of [...rels].sort()) {
     const commits = histories.get(rel) ?? [];
     const persons = new Set(commits.filter((c) => isPersonsCommit(c.op)).map((c) => c.sha));

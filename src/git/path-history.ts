@@ -45,6 +45,21 @@ export async function historiesAt(root: string, commit: string): Promise<Readonl
   return paths;
 }
 
+/**
+ * What pathHistories answers for `paths` (their commits at `root`'s HEAD, newest first), from the kept walk:
+ * pathHistories asks `git log -- <400 paths>` per chunk, each a walk of the whole history, and a backlog's late
+ * runs ask it of thousands of pages (the owners of every older page, the leads and lines of every changed one).
+ */
+export async function historiesAtHead(root: string, paths: readonly string[]): Promise<Map<string, HistoryEntry[]>> {
+  const out = new Map<string, HistoryEntry[]>(paths.map((p) => [p, []]));
+  if (paths.length === 0) return out;
+  const head = (await gitRunner(root).raw(['rev-parse', '--verify', '-q', 'HEAD']).catch(() => '')).trim();
+  if (head === '') return out;
+  const all = await historiesAt(root, head);
+  for (const p of paths) out.set(p, [...(all.get(p) ?? [])]);
+  return out;
+}
+
 function read(text: string): Map<string, HistoryEntry[]> {
   const paths = new Map<string, HistoryEntry[]>();
   readPathLog(text, (name, entry) => {

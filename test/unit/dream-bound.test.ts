@@ -89,6 +89,67 @@ describe('boundPages on a hub of numbered parts', () => {
   });
 });
 
+/**
+ * A subject part split by day as a 50k backlog left it (`Project Atlas — Work` with 180 day parts, one link a day
+ * under Parts): each later day linked one more part, until the part's own list of links passed 200 lines and the
+ * run failed page_size, then its day was skipped.
+ */
+function dayPartsHub(days: number): { pages: Map<string, Page>; top: Page; part: Page } {
+  const pages = new Map<string, Page>();
+  const top = new Page('1_Projects/Project Atlas.md', [...front('Project Atlas'), '## Parts', '', '- [[Project Atlas — Work]]'], false, '');
+  const dayOf = (d: number): string => new Date(Date.UTC(2024, 0, 1 + d)).toISOString().slice(0, 10);
+  const titles = Array.from({ length: days }, (_, d) => `Project Atlas — Work ${dayOf(d)}`);
+  const part = new Page('1_Projects/Project Atlas — Work.md', [...front('Project Atlas — Work', ['part_of: "[[Project Atlas]]"']), 'Part of [[Project Atlas]].', '', '## Parts', '', ...titles.map((t) => `- [[${t}]]`)], false, '');
+  for (const p of [top, part]) pages.set(p.rel, p);
+  titles.forEach((title, d) => {
+    const day = new Page(`1_Projects/${title}.md`, [...front(title, ['part_of: "[[Project Atlas — Work]]"']), 'Part of [[Project Atlas — Work]].', '', '## Notes', '', `- The team met the client about project Atlas [[${dayOf(d)}#^f-${String(d).padStart(10, '0')}]]`], false, '');
+    pages.set(day.rel, day);
+  });
+  return { pages, top, part };
+}
+
+describe('boundPages on a part whose day parts outgrow its list of links', () => {
+  it('keeps every page under the bound: the day parts go under month parts once the list would pass it', () => {
+    const { pages, top, part } = dayPartsHub(186);
+    // Fourteen later days of work notes, as one run of a backlog places them on the project's page.
+    for (let d = 0; d < 14; d++) top.append('Notes', `- The team had a meeting with the client about project Atlas, day ${d} [[2024-07-${String(d + 5).padStart(2, '0')}#^f-later${String(d).padStart(5, '0')}]]`);
+    boundPages(pages);
+    for (const page of pages.values()) {
+      expect(Buffer.byteLength(page.text()), page.rel).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+      expect(page.text().split('\n').length, page.rel).toBeLessThanOrEqual(200);
+    }
+    expect(top.text()).not.toContain('## Notes');
+    // Every note stands once, on the part of its day, which hangs under its month's part.
+    const all = [...pages.values()].map((p) => p.text()).join('\n');
+    for (let d = 0; d < 14; d++) expect(all.split(`day ${d} [[`).length - 1, `day ${d}`).toBe(1);
+    const july = pages.get('1_Projects/Project Atlas — Work 2024-07.md');
+    expect(july?.text()).toContain('part_of: "[[Project Atlas — Work]]"');
+    expect(july?.text()).toContain('- [[Project Atlas — Work 2024-07-05]]');
+    expect(pages.get('1_Projects/Project Atlas — Work 2024-07-05.md')?.text()).toContain('day 0 [[');
+    // An older day part is linked from its month's part now, which the subject part links; the day part itself
+    // is not rewritten (its part_of still names the subject part, the hub above its month).
+    const older = pages.get('1_Projects/Project Atlas — Work 2024-01-01.md')!;
+    expect(older.changed()).toBe(false);
+    expect(pages.get('1_Projects/Project Atlas — Work 2024-01.md')!.text()).toContain('- [[Project Atlas — Work 2024-01-31]]');
+    expect(part.text()).toContain('- [[Project Atlas — Work 2024-01]]');
+    expect(part.text()).not.toContain('- [[Project Atlas — Work 2024-01-01]]');
+    // The next run's notes of a new day go through the month parts, not back onto the subject part's list.
+    top.append('Notes', '- The team met the client about project Atlas again [[2024-07-20#^f-nextnext01]]');
+    boundPages(pages);
+    expect(pages.get('1_Projects/Project Atlas — Work 2024-07.md')!.text()).toContain('- [[Project Atlas — Work 2024-07-20]]');
+    expect(pages.get('1_Projects/Project Atlas — Work 2024-07-20.md')?.text()).toContain('part_of: "[[Project Atlas — Work 2024-07]]"');
+    expect(part.text()).not.toContain('2024-07-20');
+  });
+
+  it('leaves a part with a short list of day parts as it was', () => {
+    const { pages, top, part } = dayPartsHub(20);
+    top.append('Notes', '- The team met the client about project Atlas [[2024-01-21#^f-later00001]]');
+    boundPages(pages);
+    expect(part.text()).toContain('- [[Project Atlas — Work 2024-01-21]]');
+    expect(pages.has('1_Projects/Project Atlas — Work 2024-01.md')).toBe(false);
+  });
+});
+
 describe('boundPages on a page of a few very long lines', () => {
   it('fills numbered parts by size instead of splitting a part of a part without end (issue 30: "Maximum call stack size exceeded")', () => {
     const long = (n: number): string => `- Caroline said ${'buffalo '.repeat(900).trim()} ${n} [[${DAY}#^f-${String(n).padStart(10, '0')}]]`;
