@@ -23,11 +23,14 @@ export interface Scrubbed {
   removed: string[];
 }
 
-/** Removes forgotten lines from every page of the worktree; returns the pages it changed. */
-export async function removeForgottenLines(root: string, tombstones: TombstoneSet): Promise<Scrubbed[]> {
+/**
+ * Removes forgotten lines from every page of the worktree, or from the pages `only` names (those
+ * pagesHoldingForgotten found: forget scanned every page once already); returns the pages it changed.
+ */
+export async function removeForgottenLines(root: string, tombstones: TombstoneSet, only?: readonly string[]): Promise<Scrubbed[]> {
   if (tombstones.entries.length === 0) return [];
   const changed: Scrubbed[] = [];
-  for (const rel of await listWikiPages(root)) {
+  for (const rel of only ?? (await listWikiPages(root))) {
     // A link (the page or a folder on its way) is never rewritten: its target may lie outside the vault.
     const target = await pageWriteTarget(root, rel);
     if (!target.ok || target.rel !== rel || !target.exists) continue;

@@ -119,7 +119,9 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     const holding = (await pagesHoldingForgotten(ctx.root, all)).map((p) => p.path);
     const intended = entries.length > 0 || holding.length > 0;
     if (intended) await writeAppendIntent(lock, [TOMBSTONES_FILE, ...holding, MEMORY_FILE]);
-    const scrubbed = await removeForgottenLines(ctx.root, all);
+    // Only the pages found holding a line: every page was read and matched once above (under the write lock,
+    // after the snapshot, nothing rewrites a page between the two), and the intent names no other.
+    const scrubbed = await removeForgottenLines(ctx.root, all, holding);
     // The dream's run logs (not committed) keep no forgotten text either.
     await scrubRunLogs(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));

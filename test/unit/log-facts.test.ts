@@ -3,7 +3,7 @@
  * at the size and mtime it names, an id hash is found only at a fact's place, a mask holds every mask of a text
  * made of some of its words, and a torn or foreign file vouches for nothing.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idHash, LOG_FACTS_DIR, logFactsText, LogFactsReader, mayHoldWords, wordMask, writeLogFacts } from '../../src/logs/log-facts.js';
@@ -54,6 +54,25 @@ describe('log facts', () => {
       const part = text.split(' ').filter((_, i) => (seed + i) % 2 === 0).join(' ');
       expect(mayHoldWords(Uint32Array.from(wordMask(text)), wordMask(part))).toBe(true);
     }
+  });
+
+  it('a month file read once in a process serves its later readers until it is written or replaced', async () => {
+    const root = await tempDir();
+    await writeLogFacts(root, new Map([[A, { size: 100, mtimeMs: 5.5, ...logFactsText(facts) }]]));
+    expect(new LogFactsReader(root, 'ids').mayHoldId(A, idHash('f-aaaaaaaaa1'))).toBe(true);
+    // Written by this process: the next reader sees the new entry, not the month as first read.
+    await writeLogFacts(root, new Map([[B, { size: 7, mtimeMs: 1, ...logFactsText([facts[1]!]) }]]));
+    const second = new LogFactsReader(root, 'ids');
+    expect(second.kept(B, { size: 7, mtimeMs: 1 })).toBe(true);
+    expect(second.mayHoldId(B, idHash('f-aaaaaaaaa2'))).toBe(true);
+    // Replaced by another writer (a new file renamed in, as writeConfined does): read again.
+    const file = path.join(root, LOG_FACTS_DIR, 'ids', '2026-06');
+    const text = await readFile(file, 'latin1');
+    await writeFile(`${file}.new`, text.replace(`${B}\t7\t1\t`, `${B}\t8\t1\t`), 'latin1');
+    await rename(`${file}.new`, file);
+    const third = new LogFactsReader(root, 'ids');
+    expect(third.kept(B, { size: 7, mtimeMs: 1 })).toBe(false);
+    expect(third.kept(B, { size: 8, mtimeMs: 1 })).toBe(true);
   });
 
   it('a torn line or a file of another format vouches for nothing', async () => {
