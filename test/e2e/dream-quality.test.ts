@@ -171,9 +171,10 @@ describe('the offline consolidator on a 60-day update stream', () => {
       id: (ref) => built.ids.get(ref)!,
       pages,
       lines,
-      // A line under Mentions repeats a statement of another page, and a page's lead (the paragraph under its
-      // title, opening with the title in bold) quotes its statements (docs/formats.md): they place nothing.
-      placing: lines.filter((l) => l.cites.length > 0 && l.section !== 'Related' && l.section !== 'Mentions' && !(l.section === null && /^\*\*[^*]+\*\* is /.test(l.text)) && l.page !== '0_Inbox/conflicts.md'),
+      // A line under Mentions repeats a statement of another page, a page's lead (the paragraph under its
+      // title, opening with the title in bold) quotes its statements, and a summary under At a glance gathers
+      // them (docs/formats.md): they place nothing.
+      placing: lines.filter((l) => l.cites.length > 0 && l.section !== 'Related' && l.section !== 'Mentions' && l.section !== 'At a glance' && !(l.section === null && /^\*\*[^*]+\*\* is /.test(l.text)) && l.page !== '0_Inbox/conflicts.md'),
       tombstones: await readTombstones(root),
       conflicts: await built.vault.conflicts(),
       forgottenIds: new Set(stream.forgets.flatMap((f) => f.refs.map((ref) => built.ids.get(ref)!))),
