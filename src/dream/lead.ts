@@ -113,19 +113,37 @@ function leadLine(page: Page, h1: number): number | null {
   return null;
 }
 
-function statementsOf(page: Page): Stated[] {
-  const out: Stated[] = [];
+/** A statement the page makes about its subject: a cited top-level item under Notes or Open commitments, not a mention. */
+export interface StatedItem {
+  /** The line's index on the page. */
+  index: number;
+  line: string;
+  cites: string[];
+  /** The item's text without its citations (not trimmed). */
+  body: string;
+}
+
+/** The page's statements about its subject, in page order (what the lead and the summaries read). */
+export function statedItems(page: Page): StatedItem[] {
+  const out: StatedItem[] = [];
   const code = page.codeLines();
   const sections = page.sections();
-  page.lines.forEach((line, i) => {
-    if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(sections[i] ?? '')) return;
+  page.lines.forEach((line, index) => {
+    if (code.has(index) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(sections[index] ?? '')) return;
     const cites = citationsIn(line);
-    if (cites.length === 0) return;
-    const body = withoutCitations(itemBody(line)).trim();
-    if (body === '' || body.endsWith('?')) return;
+    if (cites.length > 0) out.push({ index, line, cites, body: withoutCitations(itemBody(line)) });
+  });
+  return out;
+}
+
+function statementsOf(page: Page): Stated[] {
+  const out: Stated[] = [];
+  for (const { line, cites, body: raw } of statedItems(page)) {
+    const body = raw.trim();
+    if (body === '' || body.endsWith('?')) continue;
     const topic = topicOf(body);
     out.push({ body, cites, ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
-  });
+  }
   return out;
 }
 

@@ -13,9 +13,9 @@
  * - it is the dream's: rewritten whole on each run that writes the page's lead. Pure and deterministic.
  */
 import { compromise } from '../text/nlp.js';
-import { citationsIn, citedDates, withoutCitations } from '../text/citation.js';
-import { isItem, itemBody, type Page } from './page.js';
-import { isMention } from './mentions.js';
+import { citedDates } from '../text/citation.js';
+import type { Page } from './page.js';
+import { statedItems } from './lead.js';
 import { dateWords } from '../text/date-words.js';
 
 /** The heading the summaries stand under. */
@@ -26,8 +26,6 @@ const MAX_LINES = 8;
 const MAX_ITEMS = 8;
 /** Words in one item: a longer noun phrase is a clause, not a thing. */
 const MAX_ITEM_WORDS = 5;
-/** Sections whose items are a page's own statements about its subject. */
-const STATED = new Set(['Notes', 'Open commitments']);
 const ENTITY_TYPES = new Set(['person', 'project', 'organization', 'place']);
 /** Verbs that carry little meaning of their own (copula, auxiliaries, light verbs): never a summary's verb. */
 const LIGHT_VERBS = new Set('be have do get make take say tell let know think feel seem want need try use give put keep see look come'.split(' '));
@@ -200,20 +198,15 @@ function parse(nlp: Nlp, name: string, clause: string): Found | null {
 /** A page's statements about its subject, as the lead reads them (Notes, Open commitments; no mentions). */
 function sourcesOf(page: Page): Source[] {
   const out: Source[] = [];
-  const code = page.codeLines();
-  const sections = page.sections();
-  page.lines.forEach((line, i) => {
-    if (code.has(i) || !isItem(line) || /^\s/.test(line) || isMention(line) || !STATED.has(sections[i] ?? '')) return;
-    const cites = citationsIn(line);
-    if (cites.length === 0) return;
-    const body = withoutCitations(itemBody(line))
+  for (const { index, line, cites, body: raw } of statedItems(page)) {
+    const body = raw
       .replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2')
       .replace(/\[\[([^\]]+)\]\]/g, '$1')
       .replace(/^Asked “[^”]*”, \S+ said: /u, '')
       .trim();
-    if (body === '' || body.endsWith('?')) return;
-    out.push({ body, cites, date: citedDates(line).sort()[0] ?? '', order: i });
-  });
+    if (body === '' || body.endsWith('?')) continue;
+    out.push({ body, cites, date: citedDates(line).sort()[0] ?? '', order: index });
+  }
   return out;
 }
 
