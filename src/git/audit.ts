@@ -3,8 +3,7 @@
  * message says what and why, marked with a `Vaultkeeper-Op:` trailer so that later checks can tell the
  * program's commits from a person's.
  */
-import { lstat, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
@@ -92,7 +91,7 @@ export async function commitPaths(lock: WriteLock, config: Config, request: Comm
       await stagePaths(g, lock.root, paths);
       let out: string;
       try {
-        out = await withMessage(redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), (message) => g.raw(['-c', 'core.abbrev=no', 'commit', '--no-verify', ...message, '--', ...paths]));
+        out = await commitWithMessage(g, redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), ['--', ...paths]);
       } catch (error) {
         // Nothing staged for these paths: git refuses to commit, and there is nothing to do.
         if (error instanceof GitCommandError && error.exitCode === 1 && (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim() === '') return null;
@@ -149,30 +148,23 @@ export async function syncGitEntries(root: string): Promise<void> {
   for (const dir of dirs) await syncDir(dir).catch(() => undefined);
 }
 
+/** Past this, a commit message goes to git on its stdin: one argument may not pass 128 KB (E2BIG). */
+const MAX_MESSAGE_ARG = 64 * 1024;
+
+/**
+ * Commits with `-m text`, or with the text on git's stdin (`-F -`) when it is long: a dream run that changed
+ * thousands of files lists each in its message. No file is written for it (no write leaves the vault).
+ */
+function commitWithMessage(g: GitRunner, text: string, args: readonly string[]): Promise<string> {
+  if (Buffer.byteLength(text) <= MAX_MESSAGE_ARG) return g.raw(['-c', 'core.abbrev=no', 'commit', '--no-verify', '-m', text, ...args]);
+  return g.raw(['-c', 'core.abbrev=no', 'commit', '--no-verify', '-F', '-', ...args], { input: text });
+}
+
 /**
  * `git add --all` of the paths. A path a person already removed from git's index (`git rm`, the source
  * of a `git mv`) makes git add fail ("pathspec did not match"); its removal is staged already, so it
  * is left out of the add (the commit's pathspec still takes it).
  */
-/** Past this, a commit message goes to git in a file: one argument may not pass 128 KB (E2BIG). */
-const MAX_MESSAGE_ARG = 64 * 1024;
-
-/**
- * git's arguments for the message: `-m text`, or `-F file` for a long one (a dream run that changed thousands of
- * files lists each in its message), the file removed once git read it.
- */
-async function withMessage<T>(text: string, commit: (args: string[]) => Promise<T>): Promise<T> {
-  if (Buffer.byteLength(text) <= MAX_MESSAGE_ARG) return commit(['-m', text]);
-  const dir = await mkdtemp(path.join(tmpdir(), 'vk-msg-'));
-  try {
-    const file = path.join(dir, 'message');
-    await writeFile(file, text, { mode: 0o600 });
-    return await commit(['-F', file]);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 async function stagePaths(g: GitRunner, root: string, paths: readonly string[]): Promise<void> {
   try {
     await g.raw(['add', '--all', '--', ...paths]);

@@ -17,8 +17,8 @@ export class GitCommandError extends Error {
 }
 
 export interface GitRunner {
-  /** Runs `git -c <config>… <args>` in the folder and resolves with its stdout, untrimmed. */
-  raw(args: readonly string[]): Promise<string>;
+  /** Runs `git -c <config>… <args>` in the folder (`input` on its stdin) and resolves with its stdout, untrimmed. */
+  raw(args: readonly string[], options?: { input?: string }): Promise<string>;
 }
 
 /**
@@ -30,12 +30,15 @@ export const GIT_FSYNC_CONFIG: readonly string[] = ['core.fsync=committed,index'
 
 export function gitRunner(root: string, config: readonly string[] = []): GitRunner {
   const prefix = [...GIT_FSYNC_CONFIG, ...config].flatMap((entry) => ['-c', entry]);
-  return { raw: (args) => runGit(root, [...prefix, ...args]) };
+  return { raw: (args, options) => runGit(root, [...prefix, ...args], options?.input) };
 }
 
-function runGit(cwd: string, args: readonly string[]): Promise<string> {
+function runGit(cwd: string, args: readonly string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', [...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A command that reads nothing finds its stdin at its end at once, as with no stdin at all.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? '');
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
