@@ -6,6 +6,7 @@
  */
 import type { Embedder } from './contract.js';
 import { normalizeInPlace } from './vector.js';
+import { fnv1a } from '../text/fnv.js';
 
 /** Bump when tokenizing, stemming or hashing changes: the index and the cache key on it. */
 const VERSION = 'hash-v1';
@@ -66,12 +67,7 @@ function stem(word: string): string {
 
 /** FNV-1a over UTF-16 code units, then a murmur3 finalizer to spread the bits. */
 function hashString(value: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) {
-    h ^= value.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return mix(h);
+  return mix(fnv1a(value));
 }
 
 function mix(value: number): number {

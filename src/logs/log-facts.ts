@@ -12,6 +12,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fnv1a } from '../text/fnv.js';
 import { normalizeText } from '../text/normalize.js';
 import { writeConfined } from '../vault/confined-write.js';
 
@@ -42,16 +43,9 @@ export interface LogFactsEntry extends LogFactsText {
   mtimeMs: number;
 }
 
-/** FNV-1a over UTF-16 code units: cheap, and the same in every thread. */
-function fnv(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
 /** An id's hash, as the ids file writes it. */
 export function idHash(id: string): string {
-  return fnv(id).toString(16).padStart(8, '0');
+  return fnv1a(id).toString(16).padStart(8, '0');
 }
 
 /** The mask of a normalized text's words: a word sets bit (hash mod 64), so a text holding every word of another holds its bits. */
@@ -60,7 +54,7 @@ export function wordMask(normalized: string): [low: number, high: number] {
   let high = 0;
   if (normalized === '') return [0, 0];
   for (const word of normalized.split(' ')) {
-    const bit = fnv(word) & 63;
+    const bit = fnv1a(word) & 63;
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
