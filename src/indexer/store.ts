@@ -215,12 +215,16 @@ export class IndexStore {
     // The rows read before at this table state are not read again (shown-by-id.ts). A search during which the table
     // changed may have mixed them with another table's (one rebuilt in a new folder numbers its rows from the start
     // again): it forgets them and runs again without them.
-    const state = async (): Promise<string> => `${await this.table!.version()}:${await this.table!.countRows()}`;
-    const before = await state();
+    const before = await this.tableState();
     const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery });
-    if ((await state()) === before) return hits;
+    if ((await this.tableState()) === before) return hits;
     this.shownById.drop();
     return this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery });
+  }
+
+  /** The open table's state as what a warm process keeps is keyed by: its version and row count. */
+  private async tableState(): Promise<string> {
+    return `${await this.table!.version()}:${await this.table!.countRows()}`;
   }
 
   /** fullText at one table state, the rows read before at it `held`. */
@@ -291,8 +295,7 @@ export class IndexStore {
       return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
     };
     if (filter.where === null) {
-      const version = `${await this.table!.version()}:${await this.table!.countRows()}`;
-      const held = await this.keyedRows.newest(version, filter.archived, subjects, () => read("subject != ''"));
+      const held = await this.keyedRows.newest(await this.tableState(), filter.archived, subjects, () => read("subject != ''"));
       if (held !== null) return held;
     }
     return newestBySubject(await read(`subject IN (${subjects.map(sqlString).join(', ')})`));
