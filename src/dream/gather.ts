@@ -27,7 +27,7 @@ const plain = (line: string): string => withoutCitations(itemBody(line)).replace
 /** The letters and digits a text opens with: a statement that opens with a name opens with the name's first word. */
 const firstWord = (text: string): string => /^[\p{L}\p{N}]*/u.exec(text)![0];
 
-/** The movable statements of `source`, each with its line index, section and words as read. */
+/** The movable statements of `source`, each with its line index and its words as read. */
 function movable(source: Page): Array<{ i: number; text: string }> {
   const code = source.codeLines();
   const sections = source.sections();
