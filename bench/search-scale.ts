@@ -4,7 +4,9 @@
  * - in process: `Vault.search` warm (k 10, no refresh, no recall record) / the in-memory floor (bm25.ts's postings
  *   over the index's own two term fields, in the same process) / qmd's SDK `searchLex` in a warm child;
  * - the CLI without a daemon: `vaultkeeper search --json` / `qmd search --json -n 10`;
- * - MCP on a warm server: `memory_search` over stdio (k 10), p50 and the server's RSS afterwards;
+ * - MCP on a warm server: `memory_search` over stdio (k 10), p50 and the server's RSS afterwards, for questions asked
+ *   before (the 40 queries again, as an agent repeats itself) and for new ones (each asked once of each server, taken in
+ *   turn with the repeated ones: a server's kept rows and tie depths help both, only the repeated ones can be remembered);
  * - the cold build, ours and qmd's, wall time and peak RSS (scale-build.ts): measured when the vault or qmd's index is
  *   first built and kept beside the vault, measured again on a copy with `--rebuild`.
  * qmd runs when QMD_BIN, QMD_NODE and QMD_SDK are set (docs/benchmarks.md says how to install it). The vaults of an
@@ -53,6 +55,8 @@ export interface ScaleSettings {
 
 const FACTS_PER_DAY = 200;
 const QUERIES = benchQueries(42, 40);
+/** Questions no server was asked before: distinct generated queries outside QUERIES (1,646 of them), each asked once per server. */
+const NEW_QUERIES = [...new Set(benchQueries(4242, 3000))].filter((q) => !QUERIES.includes(q));
 const env: NodeJS.ProcessEnv = { ...process.env, LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? '2' };
 delete env.NODE_EXTRA_CA_CERTS;
 const withQmd = Boolean(process.env.QMD_BIN && process.env.QMD_NODE && process.env.QMD_SDK);
@@ -62,7 +66,7 @@ export interface ScaleRow {
   rows: number;
   inProcess: { ours: Summary; floor: Summary; qmd: Summary | null; vsQmd: number | null; vsFloor: number };
   cli: Timing;
-  mcp: { p50: number; p95: number; rssMb: number };
+  mcp: McpFigures;
   build: ScaleBuild;
 }
 
@@ -163,29 +167,47 @@ process.exit(0);`;
   };
 }
 
+/** A warm server's figures: questions asked before (`p50`, `p95`, `cpuMs`) and new ones (`fresh`), its RSS at the end. */
+export interface McpFigures {
+  p50: number;
+  p95: number;
+  cpuMs: number;
+  rssMb: number;
+  /** Questions this server was never asked (NEW_QUERIES), one of them after each repeated call; absent in earlier runs. */
+  fresh?: { p50: number; p95: number; cpuMs: number };
+}
+
 /**
- * A warm MCP server over stdio: every query once to warm it, then `runs` memory_search calls; p50, p95, its RSS and
- * its CPU time per call (user and system, from /proc: wall time alone means little on a loaded machine).
+ * A warm MCP server over stdio: every query once to warm it, then `runs` memory_search calls of questions asked before,
+ * each followed by one of a question never asked (NEW_QUERIES in order, so every server gets the same ones); p50, p95
+ * and the CPU time per call of each kind (user and system, from /proc: wall time alone means little on a loaded
+ * machine), and the server's RSS at the end.
  */
-async function mcp(root: string, runs: number, cli = CLI): Promise<ScaleRow['mcp'] & { cpuMs: number }> {
+async function mcp(root: string, runs: number, cli = CLI): Promise<McpFigures> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--vault', root, 'mcp'], env: env as Record<string, string>, stderr: 'ignore' });
   const client = new Client({ name: 'bench-search-scale', version: '1.0.0' });
   await client.connect(transport);
   try {
     for (const query of QUERIES) await client.callTool({ name: 'memory_search', arguments: { query, k: 10 } });
-    const cpuBefore = cpuTicks(transport.pid);
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const started = performance.now();
-      await client.callTool({ name: 'memory_search', arguments: { query: QUERIES[i % QUERIES.length]!, k: 10 } });
-      times.push(performance.now() - started);
-    }
     const pid = transport.pid;
+    const asked = { times: [] as number[], ticks: 0 };
+    const fresh = { times: [] as number[], ticks: 0 };
+    const call = async (query: string, into: typeof asked): Promise<void> => {
+      const ticks = cpuTicks(pid);
+      const started = performance.now();
+      await client.callTool({ name: 'memory_search', arguments: { query, k: 10 } });
+      into.times.push(performance.now() - started);
+      into.ticks += cpuTicks(pid) - ticks;
+    };
+    for (let i = 0; i < runs; i++) {
+      await call(QUERIES[i % QUERIES.length]!, asked);
+      await call(NEW_QUERIES[i % NEW_QUERIES.length]!, fresh);
+    }
     // Clock ticks of 10 ms (USER_HZ 100 on Linux).
-    const cpuMs = ((cpuTicks(pid) - cpuBefore) * 10) / runs;
     const rssKb = pid === null ? 0 : Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    const s = summarize(times);
-    return { p50: s.p50, p95: s.p95, rssMb: rssKb / 1024, cpuMs };
+    const s = summarize(asked.times);
+    const f = summarize(fresh.times);
+    return { p50: s.p50, p95: s.p95, rssMb: rssKb / 1024, cpuMs: (asked.ticks * 10) / runs, fresh: { p50: f.p50, p95: f.p95, cpuMs: (fresh.ticks * 10) / runs } };
   } finally {
     await client.close();
   }
@@ -214,20 +236,27 @@ export async function mcpAlternating(root: string, builds: readonly string[], ru
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const p50s = byBuild.map((runsOf) => median(runsOf.map((r) => r.p50)));
+  const kinds = [
+    ['asked before', (r: McpFigures) => r],
+    ['new', (r: McpFigures) => r.fresh!],
+  ] as const;
   return [
-    `${path.basename(root)}: ${rounds} rounds × ${runs} calls, ${new Date().toISOString().slice(0, 16)} UTC, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`,
+    `${path.basename(root)}: ${rounds} rounds × ${runs} calls of questions asked before and ${runs} of new ones (taken in turn), ${new Date().toISOString().slice(0, 16)} UTC, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end`,
     markdownTable([
-      ['build', 'p50 per round', 'p50 (median)', 'p95 (median)', 'CPU per call', 'RSS', '× first'],
-      ...builds.map((build, i) => [
-        build,
-        byBuild[i]!.map((r) => ms(r.p50)).join(', '),
-        ms(p50s[i]!),
-        ms(median(byBuild[i]!.map((r) => r.p95))),
-        ms(median(byBuild[i]!.map((r) => r.cpuMs))),
-        `${Math.round(median(byBuild[i]!.map((r) => r.rssMb)))} MB`,
-        `${(p50s[i]! / p50s[0]!).toFixed(2)}×`,
-      ]),
+      ['build', 'questions', 'p50 per round', 'p50 (median)', 'p95 (median)', 'CPU per call', 'RSS', '× first'],
+      ...kinds.flatMap(([kind, of]) => {
+        const p50s = byBuild.map((runsOf) => median(runsOf.map((r) => of(r).p50)));
+        return builds.map((build, i) => [
+          build,
+          kind,
+          byBuild[i]!.map((r) => ms(of(r).p50)).join(', '),
+          ms(p50s[i]!),
+          ms(median(byBuild[i]!.map((r) => of(r).p95))),
+          ms(median(byBuild[i]!.map((r) => of(r).cpuMs))),
+          `${Math.round(median(byBuild[i]!.map((r) => r.rssMb)))} MB`,
+          `${(p50s[i]! / p50s[0]!).toFixed(2)}×`,
+        ]);
+      }),
     ]),
   ].join('\n');
 }
@@ -339,7 +368,7 @@ export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSetti
       ratio(r.inProcess.vsFloor),
       `${ms(r.cli.ours.p50)} / ${r.cli.qmd === null ? '—' : ms(r.cli.qmd.p50)}`,
       ratio(r.cli.ratio),
-      `${ms(r.mcp.p50)} / ${ms(r.mcp.p95)}, ${Math.round(r.mcp.rssMb)} MB`,
+      `${ms(r.mcp.p50)} / ${ms(r.mcp.p95)}; new ${r.mcp.fresh === undefined ? '—' : `${ms(r.mcp.fresh.p50)} / ${ms(r.mcp.fresh.p95)}`}; ${Math.round(r.mcp.rssMb)} MB`,
       ...buildCells(r.build),
       dreamCell(d),
     ];
@@ -347,7 +376,8 @@ export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSetti
   return [
     `Measured ${run.started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC, commit ${run.commit}, ${os.cpus().length} cores, ` +
       `load average (1 / 5 / 15 min) ${loads(run.loadAtStart)} at the start, ${loads(os.loadavg())} at the end; ` +
-      `${QUERIES.length} queries (benchQueries(42, 40)), ${settings.rounds} in-process rounds, ${settings.cliRuns} CLI pairs, ${settings.mcpRuns} MCP calls` +
+      `${QUERIES.length} queries (benchQueries(42, 40)), ${settings.rounds} in-process rounds, ${settings.cliRuns} CLI pairs, ` +
+      `${settings.mcpRuns} MCP calls of those queries again and ${settings.mcpRuns} of new ones, each asked once of the server, in turn` +
       `${dream.length === 0 ? '' : `; the offline dream of a backlog of ${dream.map((d) => d.facts.toLocaleString('en-US')).join(' and ')} facts (200 a day, default limits, dream-backlog.ts)`}.`,
     '',
     markdownTable([
@@ -358,7 +388,7 @@ export function renderSearchScale(all: readonly ScaleRow[], settings: ScaleSetti
         '× floor',
         'CLI no daemon p50: ours / qmd',
         '× qmd',
-        'MCP warm p50 / p95, RSS',
+        'MCP warm p50 / p95: asked before; new; RSS',
         'cold build: ours / qmd (× qmd)',
         'build peak RSS: ours / qmd',
         'offline dream of this many facts',

@@ -25,4 +25,14 @@ describe('ShownById', () => {
     held.hold([2, 4], ['x', 'd']);
     expect([...held.at('1:1')]).toEqual([[2, 'b'], [3, 'c'], [4, 'd']]);
   });
+
+  it('makes room a quarter at a time, oldest first (one at a time walked past the deleted ones each time)', () => {
+    const held = new ShownById(8);
+    held.at('1:1');
+    held.hold([1, 2, 3, 4, 5, 6, 7, 8], ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+    held.hold([9], ['i']);
+    expect([...held.at('1:1').keys()]).toEqual([3, 4, 5, 6, 7, 8, 9]);
+    held.hold([10, 11], ['j', 'k']);
+    expect([...held.at('1:1').keys()]).toEqual([5, 6, 7, 8, 9, 10, 11]);
+  });
 });
