@@ -70,7 +70,7 @@ export function cleanupMessage(text: string): string {
   const out: string[] = [];
   let blank = false;
   for (const raw of text.split('\n')) {
-    const line = raw.replace(/[ \t\r\f\v]+$/, '');
+    const line = raw.replace(/[ \t\r]+$/, ''); // git's isspace: not \f or \v
     if (line === '') {
       blank = out.length > 0;
       continue;
