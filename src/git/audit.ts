@@ -93,13 +93,16 @@ export function commitMessage(request: CommitRequest): string {
  * prints its full sha and leaves a person's other staged edits staged.
  */
 export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest): Promise<string | null> {
-  const { identity, hooksPath } = await commitSettings(lock.root, config, true);
-  const g = git(lock.root, identity);
+  // Asked while the paths are staged: each git process started costs more than most of them run (issue 31).
+  const settings = commitSettings(lock.root, config, true);
+  settings.catch(() => undefined);
   const paths = [...new Set(request.paths)];
   const message = redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] });
   for (let attempt = 0; ; attempt++) {
     try {
-      await stagePaths(g, lock.root, paths);
+      await stagePaths(git(lock.root), lock.root, paths);
+      const { identity, hooksPath } = await settings;
+      const g = git(lock.root, identity);
       // The common case, only these paths staged: a commit whose cost does not grow with the vault (tree-commit.ts).
       const fast = await commitStagedTree(g, lock.root, paths, message, hooksPath);
       if (fast.kind === 'unchanged') return null;

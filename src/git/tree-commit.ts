@@ -44,13 +44,20 @@ export async function commitStagedTree(g: GitRunner, root: string, paths: readon
     if (error instanceof GitCommandError && !/index\.lock|No space left|ENOSPC/i.test(error.message)) return { kind: 'fallback', why: 'write-tree failed' };
     throw error;
   }
-  const changed = (await g.raw(['diff-tree', '-r', '--no-renames', '--name-only', '-z', head.sha, tree])).split('\u0000').filter((p) => p !== '');
+  const text = cleanupMessage(message);
+  // The commit object is written while the tree is checked (one process's wait less); nothing names it
+  // unless the check passes (an unused one is an unreachable object, which git's gc prunes).
+  const [diff, made] = await Promise.allSettled([
+    g.raw(['diff-tree', '-r', '--no-renames', '--name-only', '-z', head.sha, tree]),
+    g.raw(['commit-tree', tree, '-p', head.sha, '-F', '-'], { input: text }),
+  ]);
+  if (diff.status === 'rejected') throw diff.reason;
+  const changed = diff.value.split('\u0000').filter((p) => p !== '');
   if (changed.length === 0) return { kind: 'unchanged' };
   const wanted = new Set(paths);
   if (changed.some((p) => !wanted.has(p))) return { kind: 'fallback', why: 'the index holds other staged changes' };
-
-  const text = cleanupMessage(message);
-  const sha = (await g.raw(['commit-tree', tree, '-p', head.sha, '-F', '-'], { input: text })).trim();
+  if (made.status === 'rejected') throw made.reason;
+  const sha = made.value.trim();
   try {
     // With HEAD's old value: a commit a person made meanwhile is never lost (the update is refused instead).
     await g.raw(['update-ref', '-m', `commit: ${text.split('\n')[0]}`, 'HEAD', sha, head.sha]);
