@@ -3,14 +3,14 @@
  * the requested paths is staged, the same commit `git commit -- <paths>` made, and every other case left to it.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFile, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/core/config.js';
 import { withWriteLock } from '../../src/core/lock.js';
 import { commitPaths } from '../../src/git/audit.js';
-import { gitRunner } from '../../src/git/run.js';
+import { gitRunner, type GitRunner } from '../../src/git/run.js';
 import { cleanupMessage, commitStagedTree } from '../../src/git/tree-commit.js';
 
 const roots: string[] = [];
@@ -133,6 +133,45 @@ describe('a commit from the index (tree-commit.ts)', () => {
     execFileSync('git', ['-C', fresh, 'add', 'a.md']);
     expect(await commitStagedTree(gitRunner(fresh), fresh, ['a.md'], 'x', null)).toEqual({ kind: 'fallback', why: 'HEAD names no commit yet' });
     expect(await commit(fresh, ['a.md'])).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('a commit a person makes while ours is being made is kept: the ref update is refused and the caller falls back', async () => {
+    const { root, git } = await repo();
+    const real = gitRunner(root, ['user.name=vaultkeeper', 'user.email=vk@localhost']);
+    // The real git, with a person's commit landing just before the ref update.
+    const racing: GitRunner = {
+      raw: async (args, options) => {
+        if (args.includes('update-ref')) {
+          await writeFile(path.join(root, 'mine.md'), 'a person\'s page\n');
+          git('add', 'mine.md');
+          git('commit', '-qm', 'My page', '--', 'mine.md');
+        }
+        return real.raw(args, options);
+      },
+    };
+    await appendFile(path.join(root, 'logs', '2026-06-03.md'), '- [fact] ours\n');
+    git('add', '--all', '--', 'logs/2026-06-03.md');
+    expect(await commitStagedTree(racing, root, ['logs/2026-06-03.md'], 'x', null)).toEqual({ kind: 'fallback', why: 'HEAD moved' });
+    expect(git('log', '-1', '--format=%s').trim()).toBe('My page');
+    await commit(root, ['logs/2026-06-03.md']);
+    expect(git('log', '-2', '--format=%s').trim().split('\n')).toEqual(['remember: 1 fact in logs/2026-06-03.md', 'My page']);
+    expect(git('status', '--porcelain').trim()).toBe('');
+  });
+
+  it("packs loose objects as git commit's auto maintenance does, once git's own estimate passes its limit", async () => {
+    const { root, git } = await repo();
+    git('config', 'gc.autoDetach', 'false');
+    const packs = async (): Promise<string[]> => (await readdir(path.join(root, '.git', 'objects', 'pack')).catch(() => [])).filter((n) => n.endsWith('.pack'));
+    await appendFile(path.join(root, 'logs', '2026-06-03.md'), '- [fact] one\n');
+    await commit(root, ['logs/2026-06-03.md']);
+    expect(await packs()).toEqual([]);
+    // gc --auto estimates the loose objects from objects/17 alone: 28 names there (> 6700 / 256) make it pack.
+    await mkdir(path.join(root, '.git', 'objects', '17'), { recursive: true });
+    for (let i = 0; i < 28; i++) await writeFile(path.join(root, '.git', 'objects', '17', i.toString(16).padStart(38, '0')), '');
+    await appendFile(path.join(root, 'logs', '2026-06-03.md'), '- [fact] two\n');
+    await commit(root, ['logs/2026-06-03.md']);
+    expect((await packs()).length).toBe(1);
+    expect(git('status', '--porcelain').trim()).toBe('');
   });
 
   it('cleans a message up as git commit -m does (git stripspace)', async () => {
