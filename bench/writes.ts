@@ -7,14 +7,15 @@
  * - `status --json`;
  * - a rebuild (`reindex --clear`): wall time and peak RSS, beside qmd's cold `collection add`.
  * The write/rebuild/RSS columns of the scaling table; the search columns are another section's.
- * `node dist-bench/bench/writes.js --facts 10000,100000 [--runs 5] [--rebuilds 1] [--write]`.
+ * `node dist-bench/bench/writes.js --facts 10000,100000 [--runs 5] [--rebuilds 1] [--write]`; only `remember`, side by side
+ * on existing vaults: `--only remember --vaults A,B --clis main.js,ours.js --runs 8` (rememberPairs).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runCli, runProgram, type ChildResult } from './child.js';
+import { CLI, runCli, runProgram, type ChildResult } from './child.js';
 import { generateVault } from './generate.js';
 import { BENCHMARKS_DOC, print, progress, writeSection } from './report.js';
 import { machineInfo, markdownTable, mib, ms, summarize, type Summary } from './stats.js';
@@ -175,6 +176,56 @@ export function renderWrites(results: readonly WritesResult[]): string {
   ].join('\n');
 }
 
+/** One `remember` of a CLI bundle: wall time, and the CPU time (user + sys) of it and the git it waited for. */
+function rememberOnce(cli: string, vault: string, text: string, env: NodeJS.ProcessEnv): Promise<{ wallMs: number; cpuMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    // GNU time's rusage counts the children a process waited for: node and every git it ran.
+    const child = spawn('/usr/bin/time', ['-f', '%U %S', 'node', cli, 'remember', text, '--vault', vault, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout.resume();
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      const times = /([\d.]+) ([\d.]+)\s*$/.exec(stderr);
+      if (code !== 0 || times === null) reject(new Error(`remember with ${cli} exited ${code}: ${stderr.slice(-500)}`));
+      else resolve({ wallMs, cpuMs: (Number(times[1]) + Number(times[2])) * 1000 });
+    });
+  });
+}
+
+/**
+ * `--only remember`: `remember` of one fact on existing vaults (copies: each run commits to them), the
+ * CLI bundles given side by side, alternating their order each round, so a shared machine's load falls on
+ * both alike. Prints p50 wall and CPU per vault and CLI, and each CLI's ratio of the last vault to the first.
+ */
+export async function rememberPairs(vaults: readonly string[], clis: readonly string[], runs: number, env: NodeJS.ProcessEnv): Promise<string> {
+  const wall = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
+  const key = (vault: string, cli: string): string => `${vault}\u0000${cli}`;
+  const load: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    load.push(os.loadavg()[0]!);
+    for (const vault of vaults) {
+      const order = i % 2 === 0 ? clis : [...clis].reverse();
+      for (const cli of order) {
+        const r = await rememberOnce(cli, vault, `Bench pair ${i}: tried a new pour-over ratio of 1 to ${15 + i} with ${path.basename(path.dirname(path.dirname(cli)))}`, env);
+        (wall.get(key(vault, cli)) ?? wall.set(key(vault, cli), []).get(key(vault, cli))!).push(r.wallMs);
+        (cpu.get(key(vault, cli)) ?? cpu.set(key(vault, cli), []).get(key(vault, cli))!).push(r.cpuMs);
+      }
+    }
+  }
+  const p50 = (m: Map<string, number[]>, vault: string, cli: string): number => summarize(m.get(key(vault, cli)) ?? []).p50;
+  const rows = vaults.map((vault) => [path.basename(vault), ...clis.flatMap((cli) => [ms(p50(wall, vault, cli)), ms(p50(cpu, vault, cli))])]);
+  const first = vaults[0]!;
+  const last = vaults.at(-1)!;
+  rows.push([`${path.basename(last)} / ${path.basename(first)}`, ...clis.flatMap((cli) => [`${(p50(wall, last, cli) / p50(wall, first, cli)).toFixed(2)}×`, `${(p50(cpu, last, cli) / p50(cpu, first, cli)).toFixed(2)}×`])]);
+  const table = markdownTable([['vault', ...clis.flatMap((cli) => [`${cli} wall p50`, 'CPU p50'])], ...rows]);
+  const sorted = [...load].sort((a, b) => a - b);
+  return `${table}\n\n${runs} rounds, CLIs alternating; load average ${sorted[0]!.toFixed(1)}–${sorted.at(-1)!.toFixed(1)} over the rounds.`;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -182,8 +233,16 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '5' },
       rebuilds: { type: 'string', default: '1' },
       write: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      vaults: { type: 'string' },
+      clis: { type: 'string' },
     },
   });
+  if (values.only === 'remember') {
+    if (values.vaults === undefined) throw new Error('--only remember needs --vaults A,B (copies of built vaults: each run commits to them)');
+    print(await rememberPairs(values.vaults.split(','), (values.clis ?? CLI).split(','), Number(values.runs), cleanEnv()));
+    return;
+  }
   const base = await mkdtemp(path.join(os.tmpdir(), 'vk-writes-'));
   const machine = machineInfo();
   const env = cleanEnv();

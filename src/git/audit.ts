@@ -11,6 +11,7 @@ import type { WriteLock } from '../core/lock.js';
 import { redact } from '../core/redact.js';
 import { syncDir } from '../dream/tools/atomic.js';
 import { GitCommandError, gitRunner, type GitRunner } from './run.js';
+import { commitStagedTree } from './tree-commit.js';
 
 export const OP_TRAILER = 'Vaultkeeper-Op';
 const DEFAULT_NAME = 'vaultkeeper';
@@ -30,20 +31,28 @@ function git(root: string, identity?: Identity): GitRunner {
 
 /** Who the program commits as: config first, then git's own identity, then a fixed default. */
 export async function commitIdentity(root: string, config: Config): Promise<Identity> {
+  return (await commitSettings(root, config, false)).identity;
+}
+
+/** The identity, and (with `hooks`) core.hooksPath, from one git process (none when config names the author and no hooks are asked). */
+async function commitSettings(root: string, config: Config, hooks: boolean): Promise<{ identity: Identity; hooksPath: string | null }> {
   let name = config.git.author_name;
   let email = config.git.author_email;
-  if (name === undefined || email === undefined) {
-    // One git process for both keys; where a key is set at several levels the last line wins, as in git.
-    const out = await git(root).raw(['config', '--get-regexp', '^user\\.(name|email)$']).catch(() => '');
+  let hooksPath: string | null = null;
+  if (name === undefined || email === undefined || hooks) {
+    // One git process for all keys; where a key is set at several levels the last line wins, as in git.
+    const out = await git(root).raw(['config', '--get-regexp', '^(user\\.(name|email)|core\\.hookspath)$']).catch(() => '');
     for (const line of out.split('\n')) {
-      const match = /^user\.(name|email) (.*)$/i.exec(line);
+      const match = /^(user\.name|user\.email|core\.hookspath) (.*)$/i.exec(line);
       const value = match?.[2]?.trim();
       if (match === null || value === undefined || value === '') continue;
-      if (match[1]!.toLowerCase() === 'name') name = config.git.author_name ?? value;
-      else email = config.git.author_email ?? value;
+      const key = match[1]!.toLowerCase();
+      if (key === 'user.name') name = config.git.author_name ?? value;
+      else if (key === 'user.email') email = config.git.author_email ?? value;
+      else hooksPath = value;
     }
   }
-  return { name: name ?? DEFAULT_NAME, email: email ?? DEFAULT_EMAIL };
+  return { identity: { name: name ?? DEFAULT_NAME, email: email ?? DEFAULT_EMAIL }, hooksPath };
 }
 
 export async function isRepo(root: string): Promise<boolean> {
@@ -78,20 +87,32 @@ export function commitMessage(request: CommitRequest): string {
 /**
  * Commits the given paths. Its errors say why git failed and what to do, never what became of the files:
  * that is the caller's to say (remember's lines are stored, an earlier command's leftovers are, …). Returns the new commit's sha, or null when they hold no change (another
- * process committed them already). Retries briefly when a person's git holds the index lock. Two git
- * processes in the common case (add, commit): the commit prints its full sha, and whether anything was
- * staged is asked only when the commit refuses.
+ * process committed them already). Retries briefly when a person's git holds the index lock. In the
+ * common case (nothing staged but these paths) the commit is made from the index's own trees
+ * (tree-commit.ts), so its cost does not grow with the vault; otherwise `git commit -- <paths>`, which
+ * prints its full sha and leaves a person's other staged edits staged.
  */
 export async function commitPaths(lock: WriteLock, config: Config, request: CommitRequest): Promise<string | null> {
-  const identity = await commitIdentity(lock.root, config);
-  const g = git(lock.root, identity);
+  // Asked while the paths are staged: each git process started costs more than most of them run (issue 31).
+  const settings = commitSettings(lock.root, config, true);
+  settings.catch(() => undefined);
   const paths = [...new Set(request.paths)];
+  const message = redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] });
   for (let attempt = 0; ; attempt++) {
     try {
-      await stagePaths(g, lock.root, paths);
+      await stagePaths(git(lock.root), lock.root, paths);
+      const { identity, hooksPath } = await settings;
+      const g = git(lock.root, identity);
+      // The common case, only these paths staged: a commit whose cost does not grow with the vault (tree-commit.ts).
+      const fast = await commitStagedTree(g, lock.root, paths, message, hooksPath);
+      if (fast.kind === 'unchanged') return null;
+      if (fast.kind === 'committed') {
+        await syncGitEntries(lock.root);
+        return fast.sha;
+      }
       let out: string;
       try {
-        out = await commitWithMessage(g, redact(commitMessage(request), { keyEnvNames: [config.llm.api_key_env] }), ['--', ...paths]);
+        out = await commitWithMessage(g, message, ['--', ...paths]);
       } catch (error) {
         // Nothing staged for these paths: git refuses to commit, and there is nothing to do.
         if (error instanceof GitCommandError && error.exitCode === 1 && (await g.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim() === '') return null;
