@@ -194,7 +194,7 @@ function jobs(state: Running, logger: DaemonLogger): Job[] {
       trigger: { every: 10 * MINUTE },
       // The watcher indexes changes as they happen; this reconciles what it may have missed (sleep, bursts).
       run: async () => {
-        const result = await state.vault.reindex({ verify: true });
+        const result = await state.vault.reindex({ verify: true, idle: true });
         return { summary: `${result.rows} rows; ${result.added} written, ${result.removed} removed` };
       },
     },

@@ -73,6 +73,12 @@ export interface ManifestHeader {
   indexFiles?: string;
   /** True when that folder passed the full probe of every index (the `reindex` command) and was not written since. */
   verified?: boolean;
+  /**
+   * Fingerprint of the table's index files (store.ts `indexFilesFolder`) when they last passed the full probe. A
+   * `reindex` that finds them the same reads one row, not every index again: a write that adds or deletes rows
+   * leaves those files as they were (only a compaction rewrites them), and a file damaged in place changes its mtime.
+   */
+  probedIndices?: string;
 }
 
 /** The whole manifest, every file's row hashes loaded (tests, and callers that need every row key). */
@@ -355,7 +361,7 @@ function hasHeader(value: unknown): boolean {
   if (m.cited !== undefined && typeof m.cited !== 'string') return false;
   const t = m.tombstones as Partial<ManifestHeader['tombstones']> | undefined;
   if (!isObject(t) || typeof t.count !== 'number' || typeof t.digest !== 'string') return false;
-  return (m.indexFiles === undefined || typeof m.indexFiles === 'string') && (m.verified === undefined || typeof m.verified === 'boolean');
+  return (m.indexFiles === undefined || typeof m.indexFiles === 'string') && (m.verified === undefined || typeof m.verified === 'boolean') && (m.probedIndices === undefined || typeof m.probedIndices === 'string');
 }
 
 function isFileBase(e: Record<string, unknown>): boolean {

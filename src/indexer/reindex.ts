@@ -28,7 +28,7 @@ import { writeLogFacts, type LogFactsEntry } from '../logs/log-facts.js';
 import { indexUri, isRemote } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
-import { IndexStore, VECTOR_INDEX_ROWS, indexError, lanceMessage, type StoredRow } from './store.js';
+import { IndexStore, VECTOR_INDEX_ROWS, indexError, indexFilesFolder, lanceMessage, type StoredRow } from './store.js';
 import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
 import { TableParts, partRowsFromEnv } from './table-parts.js';
 import { isOutage, withOutageRetries } from './outage.js';
@@ -60,6 +60,12 @@ export interface ReindexOptions {
    * cost delays no one. Either way the manifest then counts no writes since the last compaction.
    */
   foldIn?: boolean;
+  /**
+   * A pass nobody waits on to go on (the `reindex` command, the daemon's index job): it folds a large table as soon
+   * as a fold is due, where a pass someone waits for (a search's, `forget`'s, the watcher's) leaves it to such work
+   * a while longer (FOLD_LATER_ROWS).
+   */
+  idle?: boolean;
   /**
    * Projection workers beside this thread (project-pool.ts): by default one when there is much to project
    * and no embedder, none otherwise; VAULTKEEPER_INDEX_WORKERS or this sets the number (0: none) for tests and measuring.
@@ -135,7 +141,11 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
   try {
     // The summary only: a file's row hashes are read, a shard at a time, when the file is projected again.
     let manifest = options.clear ? null : await readManifestSummary(ctx.root);
-    const reason = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, uri, model, dimensions, root: ctx.root });
+    // The index files as they are before this pass: the full-text matches of the probe read them, unless they are
+    // as the last full probe left them (rows added or deleted since leave them so; a compaction rewrites them).
+    const indices = options.verify && !isRemote(uri) ? await indexFingerprint(indexFilesFolder(uri)) : undefined;
+    const probed = indices !== undefined && manifest?.probedIndices === indices;
+    const reason = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, probed, uri, model, dimensions, root: ctx.root });
     const rebuilt = reason === 'requested' && because !== undefined ? because : reason;
     if (rebuilt !== null) {
       if (reason !== 'requested' && reason !== 'new index') note(`rebuilding the index: ${rebuilt}`);
@@ -400,12 +410,26 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         }
         options.onProgress?.({ phase: 'write', done: adding, total: adding });
         next.writes = m.writes + 1;
-        if (await maintenanceDue(store, next.writes)) {
+        if (await maintenanceDue(store, next.writes, !(options.idle ?? false))) {
           await store.optimize();
           next.writes = 0;
         }
       } catch (error) {
         throw indexError('be written', error);
+      }
+    }
+    let compacted = false;
+    // Idle work folds what passes someone waited for left, written or not this time (FOLD_LATER_ROWS).
+    if (!wrote && !options.foldIn && options.idle && next.writes > 0 && rebuilt === null) {
+      try {
+        if (await maintenanceDue(store, next.writes, false)) {
+          await store.optimize();
+          next.writes = 0;
+          touched = true;
+          compacted = true;
+        }
+      } catch (error) {
+        throw indexError('be compacted', error);
       }
     }
     if (options.foldIn && next.writes > 0) {
@@ -424,14 +448,17 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     // The folder as this pass leaves it: the next freshness check skips the table when it is unchanged.
     // Full-probe verified only when this pass probed every index and wrote nothing after.
     const folder = isRemote(uri) ? undefined : await indexFingerprint(uri);
-    const verified = rebuilt === null && !wrote && ((options.verify ?? false) || (m.verified === true && m.indexFiles === folder));
+    const verified = rebuilt === null && !wrote && !compacted && ((options.verify ?? false) || (m.verified === true && m.indexFiles === folder));
     if (folder === undefined) delete next.indexFiles;
     else next.indexFiles = folder;
     next.verified = verified;
+    // The index files this pass probed (or found as the last probe left them) and did not rewrite since.
+    if (indices !== undefined && rebuilt === null && (await indexFingerprint(indexFilesFolder(uri))) === indices) next.probedIndices = indices;
+    else if (options.verify) delete next.probedIndices;
     // Nothing read, nothing removed, same inputs, same index folder: the manifest on disk is already this one.
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
     const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
-    if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder) {
+    if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder || next.probedIndices !== m.probedIndices) {
       await writeManifest(ctx.root, next, rows ?? allShardTexts());
     }
     for (const rel of Object.keys(m.files)) if (!wanted.has(rel) && sourceKind(rel) === 'log') changedLogFacts.set(rel, null);
@@ -579,7 +606,7 @@ function rowTotal(entry: FileSummary): number {
 async function rebuildReason(
   store: IndexStore,
   manifest: ManifestSummary | null,
-  want: { clear: boolean; verify: boolean; uri: string; model: string; dimensions: number | null; root: string },
+  want: { clear: boolean; verify: boolean; probed: boolean; uri: string; model: string; dimensions: number | null; root: string },
 ): Promise<string | null> {
   if (want.clear) return 'requested';
   if (manifest === null && !store.exists) return 'new index';
@@ -594,7 +621,7 @@ async function rebuildReason(
   try {
     const dims = await store.tableDimensions();
     if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;
-    await store.probe(want.verify);
+    await store.probe(want.verify, !want.probed);
     const count = await store.count();
     if (count !== expected) return `the index holds ${count} rows where the vault projects ${expected}`;
   } catch (error) {
@@ -613,14 +640,38 @@ async function rebuildReason(
  */
 export const FOLD_IN_ROWS = 50;
 
-/** Compaction now and then, so thousands of small appends do not leave thousands of fragments or flat rows. */
-async function maintenanceDue(store: IndexStore, writes: number): Promise<boolean> {
-  if (writes >= 50) return true;
-  if (store.dimensions !== null && (await store.count()) >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
+/**
+ * A table this large is not folded by a pass that someone waits for (a search's freshness pass, `forget`'s, the
+ * watcher's) until its flat rows or writes reach FOLD_LATER_FACTOR × the usual bound: LanceDB's compaction rewrites
+ * every fragment below a million rows, so at 1M facts a fold is the whole table, 10–13 s of CPU, and at a fixed 50
+ * rows or writes one `forget` in 5–8 paid it (issue 31). Idle work folds sooner: the `reindex` command (the daemon's
+ * index job runs it every 10 minutes), the daemon's and `serve`'s and the MCP server's idle fold, `reindex
+ * --fold-in`. Not further: each flat fragment costs every search ~0.3 ms at 1M rows (docs/benchmarks.md, "Small
+ * writes and a rebuild at scale"), so twice the bound keeps a search within the scaling table's figures.
+ */
+export const FOLD_LATER_ROWS = 200_000;
+export const FOLD_LATER_FACTOR = 2;
+
+/** FOLD_LATER_ROWS, or VAULTKEEPER_FOLD_LATER_ROWS for tests (a table of a few hundred rows) and measuring. */
+function foldLaterRows(): number {
+  const value = process.env.VAULTKEEPER_FOLD_LATER_ROWS;
+  return value !== undefined && /^[1-9]\d*$/.test(value) ? Number(value) : FOLD_LATER_ROWS;
+}
+
+/**
+ * Compaction now and then, so thousands of small appends do not leave thousands of fragments or flat rows. Each
+ * write adds one fragment at most, so the writes since the last compaction bound the fragments it left: a table
+ * built in parts (table-parts.ts: 50 at 1M facts) starts with many, which are no reason to rewrite it. `waited`:
+ * a pass someone waits for, which leaves a large table's fold to idle work (FOLD_LATER_ROWS).
+ */
+async function maintenanceDue(store: IndexStore, writes: number, waited: boolean): Promise<boolean> {
+  const rows = await store.count();
+  const factor = waited && rows >= foldLaterRows() ? FOLD_LATER_FACTOR : 1;
+  if (writes >= 50 * factor) return true;
+  if (store.dimensions !== null && rows >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
   // A small table is folded sooner: a compaction costs little there, and flat rows would be most of it.
   const unindexed = await store.unindexedRows();
-  if (unindexed >= FOLD_IN_ROWS || unindexed * 2 > (await store.count())) return true;
-  return (await store.fragments()) >= 64;
+  return unindexed >= FOLD_IN_ROWS * factor || unindexed * 2 > rows;
 }
 
 async function embedRows(

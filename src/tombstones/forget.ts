@@ -3,7 +3,7 @@
  * and MEMORY.md's items that show them (DESIGN §5), and commit all of it as one change. Files read from the
  * vault (the MCP resource, memory_read) follow; the index follows when the caller reindexes (the Vault does).
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, UsageError } from '../core/errors.js';
 import { withWriteLock } from '../core/lock.js';
@@ -14,10 +14,11 @@ import { dropIdleScratch } from '../git/worktree.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { holdsForgotten, pagesHoldingForgotten, removeForgottenLines } from '../dream/forgotten.js';
-import { scrubRunLogs } from '../dream/agent/runlog.js';
-import { MEMORY_FILE, type MemoryChange } from '../dream/memory.js';
+import type { MemoryChange } from '../dream/memory.js';
 import { listLogDates, readLog, type Fact } from '../logs/factlog.js';
 import { factsById } from '../logs/find-id.js';
+// MEMORY.md by the indexer's light name for it: dream/memory.ts's modules (the page parser, yaml) are not loaded for a forget.
+import { CORE_FILE as MEMORY_FILE } from '../indexer/sources.js';
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { VaultContext } from '../vault/context.js';
 import { scrubMemory } from './memory-scrub.js';
@@ -122,8 +123,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     // Only the pages found holding a line: every page was read and matched once above (under the write lock,
     // after the snapshot, nothing rewrites a page between the two), and the intent names no other.
     const scrubbed = await removeForgottenLines(ctx.root, all, holding);
-    // The dream's run logs (not committed) keep no forgotten text either.
-    await scrubRunLogs(ctx.root, all);
+    // The dream's run logs (not committed) keep no forgotten text either; their module loads only when there are some.
+    if (await hasRunLogs(ctx.root)) await (await import('../dream/agent/runlog.js')).scrubRunLogs(ctx.root, all);
     const pages = scrubbed.map((s) => ({ path: s.path, lines: s.lines }));
     // Only the forgotten items leave MEMORY.md (a full regeneration reads every log and page: seconds at 100k facts).
     const memory: MemoryChange = { ...(await scrubMemory(ctx.root, all, scrubbed.flatMap((s) => s.removed))), added: 0 };
@@ -155,6 +156,12 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
     if (pages.length > 0 || memory.changed) await dropIdleScratch(ctx.root);
     return { tombstoned: fresh, already, pages, memory, commit };
   });
+}
+
+/** True when the dream left run logs (dream/agent/runlog.ts RUNS_DIR); an unreadable folder is looked into by the scrub. */
+async function hasRunLogs(root: string): Promise<boolean> {
+  const names = await readdir(path.join(root, '.vaultkeeper', 'runs')).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? [] : null));
+  return names === null || names.some((name) => name.endsWith('.jsonl'));
 }
 
 /**

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withoutCitations } from '../text/citation.js';
-import { MEMORY_FILE } from '../dream/memory.js';
+// MEMORY.md by the indexer's light name for it, not dream/memory.ts's (which loads the page parser).
+import { CORE_FILE as MEMORY_FILE } from '../indexer/sources.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { isForgottenLine } from './lines.js';
 import type { TombstoneSet } from './tombstones.js';

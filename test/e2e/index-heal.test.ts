@@ -210,4 +210,35 @@ describe('a corrupt index heals', () => {
     const found = await runCli(['search', 'green tea', '--json'], { cwd: root });
     expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results.map((r) => r.text)).toContain('Aurora prefers green tea over coffee');
   }, 120_000);
+  it('after a write, reads the full-text index again only when its files are not as the last full probe left them', async () => {
+    const root = await initVault(await tempDir());
+    for (const fact of ['The heron nests by the quarry lake', 'Aurora prefers green tea over coffee']) {
+      expect((await runCli(['remember', fact], { cwd: root })).code).toBe(0);
+    }
+    const probedIndices = async (): Promise<string | undefined> =>
+      (JSON.parse(await readFile(path.join(root, '.vaultkeeper', 'index-manifest.json'), 'utf8')) as { probedIndices?: string }).probedIndices;
+    // The first reindex writes the table; the second probes every index and keeps the index files' fingerprint.
+    expect((await runCli(['reindex', '--json'], { cwd: root })).code).toBe(0);
+    expect(await probedIndices()).toBeUndefined();
+    expect((await runCli(['reindex', '--json'], { cwd: root })).code).toBe(0);
+    const probed = await probedIndices();
+    expect(probed).toEqual(expect.any(String));
+
+    // A write adds a row and leaves the index files as they were: the fingerprint holds, the full-text matches are skipped.
+    expect((await runCli(['remember', 'The ferry to Lindholm leaves at 7:40'], { cwd: root })).code).toBe(0);
+    const written = await runCli(['reindex', '--json'], { cwd: root });
+    expect(JSON.parse(written.stdout)).toMatchObject({ facts: 3, added: 1, rebuilt: null });
+    expect(await probedIndices()).toBe(probed);
+
+    // A full-text index file written since: not the files probed, so the full probe reads them and finds the damage.
+    const fts = await ftsFile(path.join(root, TABLE));
+    await writeFile(fts, Buffer.alloc((await stat(fts)).size, 7));
+    expect((await runCli(['remember', 'The osprey fishes at dawn'], { cwd: root })).code).toBe(0);
+    const caught = await runCli(['reindex', '--json'], { cwd: root });
+    expect(caught.code, caught.stderr).toBe(0);
+    expect(JSON.parse(caught.stdout)).toMatchObject({ facts: 4, rebuilt: expect.stringMatching(/could not be read/) });
+    expectNoStack(caught.stderr);
+    const found = await runCli(['search', 'osprey dawn', '--json'], { cwd: root });
+    expect((JSON.parse(found.stdout) as { results: Array<{ text: string }> }).results.map((r) => r.text)).toContain('The osprey fishes at dawn');
+  }, 120_000);
 });

@@ -1,0 +1,67 @@
+/**
+ * Who folds new rows into a large table's full-text index (issue 31): LanceDB's compaction rewrites the whole
+ * table below a million rows (10–13 s at 1M facts), so a pass someone waits for (a search's freshness pass)
+ * leaves a large table's fold to idle work up to twice the usual bound, and the `reindex` command does it as
+ * soon as it is due. "Large" is VAULTKEEPER_FOLD_LATER_ROWS here (a table of a few hundred rows), 200k otherwise.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FOLD_IN_ROWS, FOLD_LATER_FACTOR } from '../../src/indexer/reindex.js';
+import { IndexStore } from '../../src/indexer/store.js';
+import { runCli } from '../helpers/cli.js';
+import { initVault } from '../helpers/vault.js';
+import { useTempDir } from '../helpers/tmp.js';
+
+const tempDir = useTempDir();
+
+/** A page of `lines` rows, each a line of its own words. */
+function page(n: number, lines: number): string {
+  const notes = Array.from({ length: lines }, (_, i) => `- kiln firing note p${n}x${i}`);
+  return [`# Firing ${n}`, '', '## Notes', '', ...notes, ''].join('\n');
+}
+
+async function addPage(root: string, n: number, lines: number): Promise<void> {
+  await mkdir(path.join(root, '2_Areas'), { recursive: true });
+  await writeFile(path.join(root, '2_Areas', `Firing ${n}.md`), page(n, lines));
+}
+
+async function unindexedRows(root: string): Promise<number> {
+  const store = await IndexStore.open(path.join(root, '.vaultkeeper', 'index'), null);
+  return store.unindexedRows().finally(() => store.close());
+}
+
+async function search(root: string, env: Record<string, string>): Promise<void> {
+  const found = await runCli(['search', 'kiln firing', '--json'], { cwd: root, env });
+  expect(found.code, found.stderr).toBe(0);
+}
+
+describe('folding new rows into a large table', () => {
+  it('leaves a large table fold to the reindex command up to twice the bound; a small table folds at once', async () => {
+    const large = { VAULTKEEPER_FOLD_LATER_ROWS: '100' };
+    const root = await initVault(await tempDir());
+    await addPage(root, 1, 200);
+    expect((await runCli(['reindex', '--json'], { cwd: root, env: large })).code).toBe(0);
+    expect(await unindexedRows(root)).toBe(0);
+
+    // More than FOLD_IN_ROWS new rows, fewer than twice that: a search's pass leaves them flat.
+    const some = FOLD_IN_ROWS + 10;
+    await addPage(root, 2, some);
+    await search(root, large);
+    expect(await unindexedRows(root)).toBe(some);
+    // The reindex command is idle work: it folds them.
+    const folded = await runCli(['reindex', '--json'], { cwd: root, env: large });
+    expect(JSON.parse(folded.stdout)).toMatchObject({ rebuilt: null });
+    expect(await unindexedRows(root)).toBe(0);
+
+    // Past twice the bound a search's pass folds them itself: flat rows slow every search.
+    await addPage(root, 3, FOLD_IN_ROWS * FOLD_LATER_FACTOR);
+    await search(root, large);
+    expect(await unindexedRows(root)).toBe(0);
+
+    // Below the size that makes a table large (the default here), the same search folds at FOLD_IN_ROWS.
+    await addPage(root, 4, some);
+    await search(root, {});
+    expect(await unindexedRows(root)).toBe(0);
+  }, 120_000);
+});
