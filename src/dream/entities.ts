@@ -11,6 +11,7 @@
  * Linear in the batch's text: each distinct word is tagged once, many words to a call of the tagger (a
  * call costs far more than a word). Deterministic: the same texts give the same entities in the same order.
  */
+import { pushTo } from './push-to.js';
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
 import { byText } from '../text/compare.js';
@@ -673,7 +674,7 @@ export function canonical(
   for (const e of all.values()) {
     if (e.type !== 'person' || !e.key.includes(' ')) continue;
     const parts = e.key.split(' ');
-    for (const word of new Set([parts[0]!, parts.at(-1)!])) full.set(word, [...(full.get(word) ?? []), e]);
+    for (const word of new Set([parts[0]!, parts.at(-1)!])) pushTo(full, word, e);
   }
   // The name an acronym opens most often ("LGBTQ community", beside a "LGBTQ conference" named once), by the
   // acronym's key: the acronym alone is most likely its short form. A tie names none.
@@ -682,7 +683,7 @@ export function canonical(
   const openedAll = new Map<string, Entity[]>();
   for (const e of all.values()) {
     const first = normalizeText(e.name.split(' ')[0]!);
-    if (e.type !== 'person' && e.key.includes(' ') && ACRONYM_RE.test(e.name.split(' ')[0]!)) openedAll.set(first, [...(openedAll.get(first) ?? []), e]);
+    if (e.type !== 'person' && e.key.includes(' ') && ACRONYM_RE.test(e.name.split(' ')[0]!)) pushTo(openedAll, first, e);
   }
   const opened = new Map<string, Entity[]>();
   for (const [acronym, list] of openedAll) {
