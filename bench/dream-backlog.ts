@@ -147,7 +147,7 @@ async function stopProfile(session: Session, out: string): Promise<void> {
   session.disconnect();
 }
 
-/** Alone: `node dist-bench/bench/dream-backlog.js --facts 10000 --dir D [--profile-run K --profile-out F] [--json F]`. */
+/** Alone: `node dist-bench/bench/dream-backlog.js --facts 10000 --dir D [--profile-run K --profile-out F] [--json F] [--vault V]`. */
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -162,8 +162,10 @@ async function main(): Promise<void> {
     },
   });
   if (values.help === true || values.dir === undefined) {
-    process.stdout.write('usage: dream-backlog.js --facts N[,M…] --dir BASE [--per-day 200] [--profile-run K --profile-out F.cpuprofile] [--json F]\n' +
-      '  generates BASE/backlog-N (must not exist), dreams it offline in process until nothing is pending; prints each run and the table.\n');
+    process.stdout.write('usage: dream-backlog.js --facts N[,M…] --dir BASE [--per-day 200] [--profile-run K --profile-out F.cpuprofile] [--json F] [--vault V]\n' +
+      '  generates BASE/backlog-N (must not exist), dreams it offline in process until nothing is pending; prints each run and the table.\n' +
+      '  --profile-run K: a CPU profile of run K alone (node:inspector). --vault V: dream V as it is (say, a copy of a dreamed\n' +
+      '  vault set back a run or two with git reset --hard) instead of generating one: a late run measured on its own.\n');
     return;
   }
   const cpu = process.cpuUsage();
