@@ -11,6 +11,7 @@
  * Linear in the batch's text: each distinct word is tagged once, many words to a call of the tagger (a
  * call costs far more than a word). Deterministic: the same texts give the same entities in the same order.
  */
+import { pushTo } from './push-to.js';
 import type { Fact } from '../logs/factlog.js';
 import { normalizeText } from '../text/normalize.js';
 import { byText } from '../text/compare.js';
@@ -551,6 +552,27 @@ function isSpeakerLabel(label: string, tagger: Tagger): boolean {
 }
 
 /**
+ * A known name read for matching (its first word and its pattern), or null for one never matched. Kept per name:
+ * the registry holds every page's names, and compiling a pattern for each on every run grew with the vault
+ * (issue 31). A pattern without the g flag keeps no state between uses, so one serves every run.
+ */
+const knownNames = new Map<string, { first: string; re: RegExp } | null>();
+const MAX_KNOWN_NAMES = 200_000;
+
+function knownName(name: string): { first: string; re: RegExp } | null {
+  const kept = knownNames.get(name);
+  if (kept !== undefined) return kept;
+  const key = normalizeText(name);
+  const found =
+    key.length < 2 || NEVER_NAMES.has(key) || !/^\p{Lu}/u.test(name) || name.length > 60
+      ? null
+      : { first: bare(name.split(' ')[0]!), re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u') };
+  if (knownNames.size >= MAX_KNOWN_NAMES) knownNames.clear();
+  knownNames.set(name, found);
+  return found;
+}
+
+/**
  * Mentions in each fact, in order of position; names not yet merged across facts (see `canonical`).
  * `known` are the names (titles and aliases) of entities that already have a page: they are found
  * wherever they stand, even when the tagger does not know them ("Farid likes chess").
@@ -616,12 +638,11 @@ export async function recognizeEntities(facts: readonly Fact[], known: ReadonlyA
   // Known names, indexed by their first word so each fact is read once, not once per name.
   const byFirst = new Map<string, Array<{ name: string; entity: Entity; re: RegExp }>>();
   for (const { name, entity } of known) {
-    const key = normalizeText(name);
-    if (key.length < 2 || NEVER_NAMES.has(key) || !/^\p{Lu}/u.test(name) || name.length > 60) continue;
-    const first = bare(name.split(' ')[0]!);
-    const list = byFirst.get(first) ?? [];
-    list.push({ name, entity, re: new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'u') });
-    byFirst.set(first, list);
+    const found = knownName(name);
+    if (found === null) continue;
+    const list = byFirst.get(found.first) ?? [];
+    list.push({ name, entity, re: found.re });
+    byFirst.set(found.first, list);
   }
   // Longer names first, so "Alice Chen" is found before "Alice"; a name must stand as written, capital included.
   for (const list of byFirst.values()) list.sort((a, b) => b.name.length - a.name.length || byText(a.name, b.name));
@@ -673,7 +694,7 @@ export function canonical(
   for (const e of all.values()) {
     if (e.type !== 'person' || !e.key.includes(' ')) continue;
     const parts = e.key.split(' ');
-    for (const word of new Set([parts[0]!, parts.at(-1)!])) full.set(word, [...(full.get(word) ?? []), e]);
+    for (const word of new Set([parts[0]!, parts.at(-1)!])) pushTo(full, word, e);
   }
   // The name an acronym opens most often ("LGBTQ community", beside a "LGBTQ conference" named once), by the
   // acronym's key: the acronym alone is most likely its short form. A tie names none.
@@ -682,7 +703,7 @@ export function canonical(
   const openedAll = new Map<string, Entity[]>();
   for (const e of all.values()) {
     const first = normalizeText(e.name.split(' ')[0]!);
-    if (e.type !== 'person' && e.key.includes(' ') && ACRONYM_RE.test(e.name.split(' ')[0]!)) openedAll.set(first, [...(openedAll.get(first) ?? []), e]);
+    if (e.type !== 'person' && e.key.includes(' ') && ACRONYM_RE.test(e.name.split(' ')[0]!)) pushTo(openedAll, first, e);
   }
   const opened = new Map<string, Entity[]>();
   for (const [acronym, list] of openedAll) {

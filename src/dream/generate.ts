@@ -154,7 +154,10 @@ export async function writeIndex(root: string, run: string): Promise<void> {
   const zones = new Map<string, PageSummary[]>();
   for (const page of pages) {
     const zone = page.rel.includes('/') ? page.rel.split('/')[0]! : '(root)';
-    zones.set(zone, [...(zones.get(zone) ?? []), page]);
+    // Pushed, not copied: a zone of thousands of pages was a quadratic copy on every run (issue 31).
+    const list = zones.get(zone);
+    if (list === undefined) zones.set(zone, [page]);
+    else list.push(page);
   }
   if (pages.length === 0) lines.push('_No pages yet._');
   for (const [zone, list] of [...zones.entries()].sort(([a], [b]) => byText(a, b))) {

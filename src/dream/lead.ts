@@ -136,13 +136,32 @@ export function statedItems(page: Page): StatedItem[] {
   return out;
 }
 
+/**
+ * A statement's reading, by its line (a pure function of it): a hub's lead reads every part's statements on each
+ * run that touches the hub, and most lines are the ones it read the run before (issue 31). Two generations.
+ */
+let readLines = new Map<string, Stated | null>();
+let olderLines = new Map<string, Stated | null>();
+const LINES_GENERATION = 100_000;
+
 function statementsOf(page: Page): Stated[] {
   const out: Stated[] = [];
   for (const { line, cites, body: raw } of statedItems(page)) {
-    const body = raw.trim();
-    if (body === '' || body.endsWith('?')) continue;
-    const topic = topicOf(body);
-    out.push({ body, cites, ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) });
+    let stated = readLines.get(line);
+    if (stated === undefined) {
+      stated = olderLines.get(line);
+      if (stated === undefined) {
+        const body = raw.trim();
+        const topic = body === '' || body.endsWith('?') ? null : topicOf(body);
+        stated = body === '' || body.endsWith('?') ? null : { body, cites, ids: citedIds(line), date: citedDates(line).sort().at(-1) ?? '', rank: topic === null ? TOPICS.length : TOPICS.indexOf(topic) };
+      }
+      if (readLines.size >= LINES_GENERATION) {
+        olderLines = readLines;
+        readLines = new Map();
+      }
+      readLines.set(line, stated);
+    }
+    if (stated !== null) out.push(stated);
   }
   return out;
 }

@@ -18,6 +18,7 @@
  * It only appends to lines or moves them: a line a person wrote stays, and a page no rule touches is
  * not rewritten (its line endings, blank lines and code stay as they were).
  */
+import { pushTo } from './push-to.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readLog, type Category, type Fact } from '../logs/factlog.js';
@@ -217,7 +218,7 @@ async function consolidate(input: ConsolidationInput): Promise<ConsolidationResu
       await tick();
     }
     const partsByTitle = new Map<string, Page[]>();
-    for (const p of pages.values()) if (p.property('part_of') !== null) partsByTitle.set(p.title, [...(partsByTitle.get(p.title) ?? []), p]);
+    for (const p of pages.values()) if (p.property('part_of') !== null) pushTo(partsByTitle, p.title, p);
     const partsOf = (hub: Page): Page[] =>
       hub
         .sectionLines('Parts')
@@ -456,7 +457,7 @@ async function planRouting(pages: Map<string, Page>, facts: readonly Fact[], res
   const factsWith = new Map<string, Fact[]>();
   for (const fact of facts) {
     for (const root of new Set(fact.tags.map(find))) groupFacts.set(root, (groupFacts.get(root) ?? 0) + 1);
-    for (const tag of new Set(fact.tags)) factsWith.set(tag, [...(factsWith.get(tag) ?? []), fact]);
+    for (const tag of new Set(fact.tags)) pushTo(factsWith, tag, fact);
   }
   const groupTitle = (tag: string): { title: string; tags: string[]; facts: number } => {
     const members = groups.get(find(tag)) ?? [tag];

@@ -35,8 +35,8 @@ export const isItem = (line: string): boolean => /^\s*[-*+] /.test(line);
 export const itemBody = (line: string): string => line.replace(/^\s*[-*+]\s+/, '');
 
 export class Page {
-  /** The lines as read, to tell whether any rule changed the page. */
-  private readonly before: string;
+  /** The lines as read, to tell whether any rule changed the page (the same strings: no copy of the text). */
+  private readonly before: readonly string[];
 
   constructor(
     public rel: string,
@@ -44,7 +44,7 @@ export class Page {
     readonly isNew: boolean,
     readonly original: string,
   ) {
-    this.before = lines.join('\n');
+    this.before = lines.slice();
   }
 
   /** The title, kept for the path it was read from (it is asked for per fact and per line). */
@@ -57,7 +57,12 @@ export class Page {
 
   /** True when a rule changed a line: a page no rule touched is left byte for byte as a person wrote it. */
   changed(): boolean {
-    return this.isNew || this.lines.join('\n') !== this.before;
+    if (this.isNew) return true;
+    // The same lines are the same text; only lines that differ need the joined texts compared (a rule may put
+    // a line break inside a line). Asked of every page several times a run: no join for an unchanged page.
+    const { lines, before } = this;
+    if (lines.length === before.length && lines.every((line, i) => line === before[i])) return false;
+    return lines.join('\n') !== before.join('\n');
   }
 
   text(): string {

@@ -134,9 +134,14 @@ function dateIn(sentence: string): string | null {
   return found === undefined ? null : found.replace(/^on /u, '').replace(/^The /u, 'the ');
 }
 
-/** Clauses already read: a summary is rewritten on every run that writes its page's lead. */
-const read = new Map<string, Found | null>();
-const MAX_CACHED = 50_000;
+/**
+ * Clauses already read: a summary is rewritten on every run that writes its page's lead, a hub's from all its
+ * parts. Two generations, the clauses read lately kept when the older ones go: a cache that started afresh past
+ * its size made a late run of a 50k backlog parse every clause of every hub it touched again (issue 31).
+ */
+let read = new Map<string, Found | null>();
+let older = new Map<string, Found | null>();
+const GENERATION = 100_000;
 
 interface Found {
   key: string;
@@ -146,10 +151,13 @@ interface Found {
 
 /** The verb (lemma and preposition) `name` is the subject of in `clause`, and the thing it takes. */
 function gather(nlp: Nlp, name: string, clause: string): Found | null {
-  const known = read.get(clause);
-  if (known !== undefined) return known;
-  const found = parse(nlp, name, clause);
-  if (read.size >= MAX_CACHED) read.clear();
+  if (read.has(clause)) return read.get(clause)!;
+  // null is a clause read that gathers nothing: kept like any other.
+  const found = older.has(clause) ? older.get(clause)! : parse(nlp, name, clause);
+  if (read.size >= GENERATION) {
+    older = read;
+    read = new Map();
+  }
   read.set(clause, found);
   return found;
 }

@@ -27,6 +27,32 @@ describe('parsePageMemo', () => {
   });
 });
 
+describe('parsePageMemo across versions', () => {
+  const page = (note: string): string => `---\ntitle: "Ivan"\ntype: person\n---\n# Ivan\n\n## Notes\n\n- ${note} [[2024-01-02#^f-0000000001]]\n`;
+
+  it("keeps a path's two newest versions (a run's scratch tree and the vault), and drops the third", () => {
+    const rel = '3_Personal/Ivan-versions.md';
+    const a = parsePageMemo(rel, page('Ivan likes tea'));
+    const b = parsePageMemo(rel, page('Ivan likes coffee'));
+    expect(parsePageMemo(rel, page('Ivan likes tea'))).toBe(a);
+    expect(parsePageMemo(rel, page('Ivan likes coffee'))).toBe(b);
+    parsePageMemo(rel, page('Ivan likes juice'));
+    // tea was the older of the two kept when juice came: parsed again, equal but not the kept object.
+    const again = parsePageMemo(rel, page('Ivan likes tea'));
+    expect(again).not.toBe(a);
+    expect(again).toEqual(a);
+  });
+
+  it('serves the same bytes object without hashing it, but never for another path', () => {
+    const bytes = Buffer.from(page('Ivan likes tea'));
+    const first = parsePageMemo('3_Personal/Ivan-bytes.md', bytes);
+    expect(parsePageMemo('3_Personal/Ivan-bytes.md', bytes)).toBe(first);
+    const other = parsePageMemo('9_Archive/Ivan-bytes.md', bytes);
+    expect(other.path).toBe('9_Archive/Ivan-bytes.md');
+    expect(parsePageMemo('3_Personal/Ivan-bytes.md', bytes).path).toBe('3_Personal/Ivan-bytes.md');
+  });
+});
+
 describe('linkTarget', () => {
   it('names a page by its file name, by its path only when another page shares the name', () => {
     const all = [{ rel: '3_Personal/Ivan.md', title: 'Ivan' }, { rel: '2_Areas/Tea.md', title: 'Tea' }, { rel: '9_Archive/tea.md', title: 'tea' }];
