@@ -10,8 +10,9 @@
  * points at it. Whenever that proof fails (a person staged another file, a merge is under way, hooks that
  * `git commit` would run, an unborn branch) the caller falls back to `git commit -- <paths>`.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readHead } from './health.js';
 import { GitCommandError, type GitRunner } from './run.js';
 
 export type TreeCommitResult = { kind: 'committed'; sha: string } | { kind: 'unchanged' } | { kind: 'fallback'; why: string };
@@ -31,8 +32,9 @@ export async function commitStagedTree(g: GitRunner, root: string, paths: readon
   if (hooksPath !== null) return { kind: 'fallback', why: 'core.hooksPath is set' };
   if (await anyExists(gitDir, IN_PROGRESS)) return { kind: 'fallback', why: 'a merge, cherry-pick, revert or bisect is under way' };
   if (await anyExists(path.join(gitDir, 'hooks'), COMMIT_HOOKS)) return { kind: 'fallback', why: 'a commit hook is installed' };
-  const head = await readHead(gitDir);
-  if (head === null) return { kind: 'fallback', why: 'HEAD names no commit yet' };
+  // The same reading of HEAD every writer's health check takes (health.ts); anything but a whole commit is git's.
+  const head = await readHead(root);
+  if (head.kind !== 'points' || head.object === 'missing' || head.object === 'empty') return { kind: 'fallback', why: 'HEAD names no commit yet' };
 
   let tree: string;
   try {
@@ -87,23 +89,6 @@ export function cleanupMessage(text: string): string {
     out.push(line);
   }
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
-}
-
-/** HEAD's commit and the ref it names, read from the files (no process); null when unborn or unusual. */
-async function readHead(gitDir: string): Promise<{ sha: string } | null> {
-  const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
-  if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) return { sha: head };
-  const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
-  if (ref === undefined || ref.includes('..')) return null;
-  const loose = (await readFile(path.join(gitDir, ref), 'utf8').catch(() => '')).trim();
-  if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(loose)) return { sha: loose };
-  if (loose !== '') return null;
-  const packed = await readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
-  for (const line of packed.split('\n')) {
-    const [sha, name] = line.split(' ');
-    if (name === ref && sha !== undefined && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return { sha };
-  }
-  return null;
 }
 
 async function anyExists(dir: string, names: readonly string[]): Promise<boolean> {
