@@ -1,0 +1,95 @@
+/**
+ * A CLI search without a daemon, two builds of vaultkeeper and qmd side by side (issue 31): `search Q --json` on one
+ * vault, the arms taken in turn and in the reverse order every other round, each run's wall time and CPU time (user
+ * and system, its children included: `find` among them, through /usr/bin/time). Prints the p50s, their ratios, and
+ * whether the two builds printed the same bytes for every query.
+ *
+ *   node dist-bench/bench/search-cli-pairs.js --vault /tmp/scale/v1000000 --base /work/main [--build .] [--pairs 12]
+ *     [--arms base,build,qmd] [--env-build VAULTKEEPER_NO_FIND=1]
+ *
+ * qmd answers from `<vault>-qmd/qmd-home` (search-scale.ts builds it) when QMD_BIN is set.
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchQueries } from './generate.js';
+import { qmdEnv } from './scale-build.js';
+
+const { values } = parseArgs({
+  options: {
+    vault: { type: 'string' },
+    base: { type: 'string' },
+    build: { type: 'string', default: '.' },
+    pairs: { type: 'string', default: '12' },
+    arms: { type: 'string', default: 'base,build,qmd' },
+    'env-build': { type: 'string', multiple: true, default: [] },
+  },
+});
+if (values.vault === undefined || values.base === undefined) throw new Error('usage: --vault V --base REPO [--build REPO] [--pairs N] [--arms base,build,qmd]');
+const vault = path.resolve(values.vault);
+const QUERIES = benchQueries(42, 40);
+const env: NodeJS.ProcessEnv = { ...process.env, LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? '2' };
+delete env.NODE_EXTRA_CA_CERTS;
+const buildEnv = { ...env, ...Object.fromEntries(values['env-build'].map((kv) => kv.split('=', 2) as [string, string])) };
+const cli = (repo: string): string => path.join(path.resolve(repo), 'dist', 'bin', 'vaultkeeper.js');
+
+type Arm = (query: string) => [string, string[], NodeJS.ProcessEnv];
+const ARMS: Record<string, Arm> = {
+  base: (q) => [process.execPath, [cli(values.base!), '--vault', vault, 'search', q, '--json'], env],
+  build: (q) => [process.execPath, [cli(values.build), '--vault', vault, 'search', q, '--json'], buildEnv],
+  qmd: (q) => [process.env.QMD_BIN ?? 'qmd', ['search', q, '--json', '-n', '10'], qmdEnv(env, path.join(`${vault}-qmd`, 'qmd-home'))],
+};
+const arms = values.arms.split(',');
+for (const arm of arms) if (ARMS[arm] === undefined) throw new Error(`unknown arm ${arm}`);
+
+interface Run {
+  wallMs: number;
+  cpuS: number;
+  stdout: string;
+}
+
+function run([program, args, runEnv]: [string, string[], NodeJS.ProcessEnv]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S', program, ...args], { env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      if (code !== 0) reject(new Error(`${program} exited ${code}: ${stderr.slice(0, 300)}`));
+      else resolve({ wallMs, cpuS: (user ?? NaN) + (system ?? NaN), stdout });
+    });
+  });
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const pairs = Number(values.pairs);
+const runs: Record<string, Run[]> = Object.fromEntries(arms.map((arm) => [arm, []]));
+const loadBefore = os.loadavg();
+const started = new Date();
+for (let i = 0; i < pairs; i++) {
+  const query = QUERIES[i % QUERIES.length]!;
+  for (const arm of i % 2 === 0 ? arms : [...arms].reverse()) runs[arm]!.push(await run(ARMS[arm]!(query)));
+}
+const loads = (l: readonly number[]): string => l.map((x) => x.toFixed(1)).join(' / ');
+const wall = (arm: string): number => median(runs[arm]!.map((r) => r.wallMs));
+const cpu = (arm: string): number => median(runs[arm]!.map((r) => r.cpuS));
+console.log(`${started.toISOString()} ${vault}: ${pairs} rounds, load ${loads(loadBefore)} -> ${loads(os.loadavg())}`);
+for (const arm of arms) console.log(`  ${arm}: wall p50 ${wall(arm).toFixed(0)} ms, CPU p50 ${cpu(arm).toFixed(2)} s`);
+for (const [a, b] of [['build', 'base'], ['build', 'qmd'], ['base', 'qmd']] as const) {
+  if (!arms.includes(a) || !arms.includes(b)) continue;
+  const perRound = median(runs[a]!.map((r, i) => r.wallMs / runs[b]![i]!.wallMs));
+  console.log(`  ${a} / ${b}: wall ${(wall(a) / wall(b)).toFixed(2)}× (per round ${perRound.toFixed(2)}×), CPU ${(cpu(a) / cpu(b)).toFixed(2)}×`);
+}
+if (arms.includes('base') && arms.includes('build')) {
+  console.log(`  the two builds printed the same bytes for every query: ${runs.base!.every((r, i) => r.stdout === runs.build![i]!.stdout)}`);
+}
