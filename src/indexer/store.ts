@@ -234,14 +234,35 @@ export class IndexStore {
     // ends at the state the last one ended at ran on it throughout. Only the first search reads it before as well
     // (each reading is two calls into LanceDB, ~0.2 ms of the main thread each at 100k rows: docs/benchmarks.md).
     const before = this.confirmed ?? (await this.tableState());
-    const way = { byIds: false };
+    const way = this.searchWay();
     const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery }, way);
-    const after = await this.tableState();
+    const after = await (way.state ?? this.tableState());
     this.confirmed = after;
     // Rows that came from one query each (no rows held, no take by id) are of one table state whenever it changed.
     if (after === before || !way.byIds) return { hits, state: after };
     this.shownById.drop();
-    return { hits: await this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery }, way), state: after };
+    return { hits: await this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery }, this.searchWay()), state: after };
+  }
+
+  /**
+   * How a full-text search went: whether it went by row ids, and the table state read once its last query had
+   * begun. LanceDB fixes a query's table version when the query starts (`execute`), before it scans, so the state
+   * read then, while the query scans, is read after every row the search gets was fixed; a search's state costs no
+   * wait of its own (~0.3 ms at 100k rows, docs/benchmarks.md). A search of several queries reads it after each,
+   * and the last reading counts.
+   */
+  private searchWay(): SearchWay {
+    const way: SearchWay = {
+      byIds: false,
+      state: null,
+      started: () => {
+        const state = this.tableState();
+        // An earlier reading is not awaited once a later one replaces it: its failure is the later one's to report.
+        state.catch(() => undefined);
+        way.state = state;
+      },
+    };
+    return way;
   }
 
   /** The open table's state as what a warm process keeps is keyed by: its version and row count. */
@@ -258,7 +279,7 @@ export class IndexStore {
     words: string,
     held: ReadonlyMap<number, string>,
     { MultiMatchQuery, MatchQuery }: Pick<typeof Lance, 'MultiMatchQuery' | 'MatchQuery'>,
-    way: { byIds: boolean },
+    way: SearchWay,
   ): Promise<ShownHit[]> {
     const hold = <T extends { ids: number[]; shown: string[] }>(got: T): T => {
       this.shownById.hold(got.ids, got.shown);
@@ -272,12 +293,12 @@ export class IndexStore {
       };
       // Rows, scores and ids as deep as recent ties went; past that, scores and ids, and the rest by id (ranked.ts).
       return rankedEitherWay(
-        async (size) => hold(await fetchShownIds(search(size).select(['shown', '_score']).withRowId(), size)),
+        async (size) => hold(await fetchShownIds(search(size).select(['shown', '_score']).withRowId(), size, way.started)),
         async (size) => {
           way.byIds = true;
-          return fetchScoredIds(search(size).select(['_score']).withRowId(), '_score', size);
+          return fetchScoredIds(search(size).select(['_score']).withRowId(), '_score', size, way.started);
         },
-        async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']), ids.length)),
+        async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']), ids.length, way.started)),
         shownHit,
         limit,
         { tie: this.textDepths, query: `${words}\u0000${where ?? ''}\u0000${query.contextWeight}` },
@@ -455,6 +476,14 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
  */
 const UNCOMPRESSED = new Set(['shown', 'content', 'context']);
 
+/** How a full-text search went (IndexStore.searchWay). */
+interface SearchWay {
+  byIds: boolean;
+  state: Promise<string> | null;
+  /** Called as each of the search's queries has begun. */
+  started: () => void;
+}
+
 /** A hit with the archived flag it was fetched with; it goes on as a Hit (nothing reads the flag past the store, and copying 60 hits without it cost a search ~0.03 ms). */
 type ShownHit = Hit & { archived: boolean };
 
@@ -502,7 +531,13 @@ async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, r
  * at most `most` rows (its limit, the ids taken) is not asked for its end once it gave them: that is one more call
  * into LanceDB, whose answer comes back through the main thread (~0.2 ms of it at 100k rows; docs/benchmarks.md).
  */
-async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly<Record<string, ColumnType>>, most = Infinity): Promise<Record<string, Cell[]>> {
+async function fetchColumns(
+  query: Lance.Query | Lance.TakeQuery,
+  want: Readonly<Record<string, ColumnType>>,
+  most = Infinity,
+  /** Called once the query has begun (its table version fixed), before its rows are read. */
+  started: () => void = () => undefined,
+): Promise<Record<string, Cell[]>> {
   const out: Record<string, Cell[]> = Object.fromEntries(Object.keys(want).map((name) => [name, []]));
   const decode = (batch: Arrow.RecordBatch): void => {
     for (const name of Object.keys(want)) {
@@ -516,11 +551,19 @@ async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly
   };
   const native = nativeQuery(query);
   if (native === null) {
-    for await (const batch of query) decode(batch);
+    // The builder's iterator begins the query at its first batch.
+    let begun = false;
+    for await (const batch of query) {
+      if (!begun) started();
+      begun = true;
+      decode(batch);
+    }
+    if (!begun) started();
     return out;
   }
   const first = Object.keys(want)[0]!;
   const batches = await native.execute();
+  started();
   for (let buffer = await batches.next(); buffer !== null; buffer = out[first]!.length >= most ? null : await batches.next()) {
     if (!readIpcColumns(buffer, want, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) decode(batch);
   }
@@ -528,20 +571,20 @@ async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly
 }
 
 /** The scores and row ids of a query that selects only its score column, with row ids. */
-async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance', most: number): Promise<ScoredIds> {
-  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' }, most);
+async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance', most: number, started?: () => void): Promise<ScoredIds> {
+  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' }, most, started);
   return { ids: c._rowid! as number[], raw: c[rawColumn]! as number[] };
 }
 
 /** A full-text query's `shown` JSON, scores and row ids. */
-async function fetchShownIds(query: Lance.Query, most: number): Promise<ShownIds> {
-  const c = await fetchColumns(query, { shown: 'utf8', _score: 'float32', _rowid: 'uint64' }, most);
+async function fetchShownIds(query: Lance.Query, most: number, started?: () => void): Promise<ShownIds> {
+  const c = await fetchColumns(query, { shown: 'utf8', _score: 'float32', _rowid: 'uint64' }, most, started);
   return { shown: c.shown! as string[], raw: c._score! as number[], ids: c._rowid! as number[] };
 }
 
 /** The `shown` JSON of rows taken by id, with their ids (in the order LanceDB gives them). */
-async function fetchTaken(query: Lance.TakeQuery, most: number): Promise<{ ids: number[]; shown: string[] }> {
-  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' }, most);
+async function fetchTaken(query: Lance.TakeQuery, most: number, started?: () => void): Promise<{ ids: number[]; shown: string[] }> {
+  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' }, most, started);
   return { ids: c._rowid! as number[], shown: c.shown! as string[] };
 }
 
