@@ -18,6 +18,8 @@
  *
  * `--mcp-builds A,B [--mcp-rounds 3]`: only the MCP step, for builds A and B (folders holding dist/ and package.json),
  * a fresh server of each in turn each round (the order rotating): p50, p95, RSS and CPU per call, and B's p50 / A's.
+ * `--inprocess-builds A,B`: only the in-process step, builds A and B side by side in one process with the floor and
+ * qmd, each round every side in turn (the order rotating): p50 and CPU per query of each, and the ratios of each round.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -138,7 +140,7 @@ async function inProcess(root: string, qmdDb: string | null, rounds: number): Pr
 }
 
 /** qmd's store in a child on qmd's Node: each `round()` searches every query once and returns the times. */
-function startQmdSearcher(dbPath: string): { round(): Promise<number[]>; close(): void } {
+function startQmdSearcher(dbPath: string): { round(): Promise<number[]>; close(): void; pid: number | undefined } {
   const script = `const { createStore } = await import(${JSON.stringify(process.env.QMD_SDK)});
 const store = await createStore({ dbPath: ${JSON.stringify(dbPath)} });
 const queries = ${JSON.stringify(QUERIES)};
@@ -164,7 +166,97 @@ process.exit(0);`;
         child.stdin.write('round\n');
       }),
     close: () => child.stdin.end(),
+    pid: child.pid,
   };
+}
+
+/** CPU seconds (user + system) a child has used so far, from /proc (Linux; 0 elsewhere). */
+function childCpuMs(pid: number | undefined): number {
+  if (pid === undefined || process.platform !== 'linux') return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    // utime and stime are the 12th and 13th fields after the command, in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The in-process column for several builds at once (`--inprocess-builds`): each build's `Vault.search` warm in this
+ * process, the floor and qmd's `searchLex` in a warm child, every side in turn each round (the order rotating), so
+ * the builds meet the same load. Per side: the median of the rounds' p50s and CPU per query (this process's CPU
+ * over its round, qmd's child's from /proc); per build, the median of its rounds' p50 ratios to qmd, the floor and
+ * the first build.
+ */
+export async function inProcessAlternating(root: string, qmdDb: string | null, builds: readonly string[], rounds: number): Promise<string> {
+  const options = { k: 10, refresh: false, recordRecall: false } as const;
+  const vaults = [];
+  for (const build of builds) {
+    const { openVault: open } = (await import(pathToFileURL(path.resolve(build, 'dist/vault/vault.js')).href)) as { openVault: typeof openVault };
+    vaults.push(await open({ vault: root, env }));
+  }
+  const fields = await readIndexFields(path.join(root, '.vaultkeeper', 'index'));
+  const floor = buildPostings(fields, 0.85);
+  const qmd = qmdDb === null ? null : startQmdSearcher(qmdDb);
+  const names = [...builds, 'floor', ...(qmd === null ? [] : ['qmd'])];
+  const p50s = names.map(() => [] as number[]);
+  const cpus = names.map(() => [] as number[]);
+  const timed = async (side: number, run: (q: string) => unknown): Promise<void> => {
+    const times: number[] = [];
+    const cpu = process.cpuUsage();
+    for (const query of QUERIES) {
+      const started = performance.now();
+      await run(query);
+      times.push(performance.now() - started);
+    }
+    const used = process.cpuUsage(cpu);
+    p50s[side]!.push(summarize(times).p50);
+    cpus[side]!.push((used.user + used.system) / 1000 / QUERIES.length);
+  };
+  try {
+    for (const vault of vaults) for (let i = 0; i < 2; i++) for (const query of QUERIES) await vault.search(query, options);
+    for (const query of QUERIES) floor.search(query, 10);
+    await qmd?.round();
+    const sides = [
+      ...vaults.map((vault, i) => () => timed(i, (q) => vault.search(q, options))),
+      () => timed(vaults.length, (q) => floor.search(q, 10)),
+      ...(qmd === null
+        ? []
+        : [
+            async () => {
+              const before = childCpuMs(qmd.pid);
+              p50s[vaults.length + 1]!.push(summarize(await qmd.round()).p50);
+              cpus[vaults.length + 1]!.push((childCpuMs(qmd.pid) - before) / QUERIES.length);
+            },
+          ]),
+    ];
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < sides.length; i++) await sides[(i + round) % sides.length]!();
+    }
+  } finally {
+    for (const vault of vaults) await vault.close();
+    qmd?.close();
+  }
+  const median = (xs: readonly number[]): number => summarize(xs).p50;
+  const ratio = (a: number, b: number): string => `${median(p50s[a]!.map((x, i) => x / p50s[b]![i]!)).toFixed(2)}×`;
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  return [
+    `In process, ${fields.keys.length.toLocaleString('en-US')} rows, ${rounds} rounds of ${QUERIES.length} queries, load ${load} at the end:`,
+    '',
+    markdownTable([
+      ['side', 'p50 per round', 'median p50', 'CPU per query', '× qmd', '× floor', `× ${builds[0]}`],
+      ...names.map((name, i) => [
+        name,
+        p50s[i]!.map((x) => x.toFixed(2)).join(', '),
+        ms(median(p50s[i]!)),
+        `${median(cpus[i]!).toFixed(2)} ms`,
+        qmd === null || i === names.length - 1 ? '—' : ratio(i, names.length - 1),
+        i === vaults.length ? '—' : ratio(i, vaults.length),
+        i < vaults.length && i > 0 ? ratio(i, 0) : '—',
+      ]),
+    ]),
+  ].join('\n');
 }
 
 /** A warm server's figures: questions asked before (`p50`, `p95`, `cpuMs`) and new ones (`fresh`), its RSS at the end. */
@@ -413,6 +505,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       rebuild: { type: 'boolean', default: false },
       'mcp-builds': { type: 'string' },
       'mcp-rounds': { type: 'string', default: '3' },
+      'inprocess-builds': { type: 'string' },
     },
   });
   if (values.dir === undefined) throw new Error('--dir PATH: where the generated vaults are kept between runs');
@@ -425,7 +518,16 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     prepare: values.prepare,
     rebuild: values.rebuild,
   };
-  if (values['mcp-builds'] === undefined) {
+  if (values['inprocess-builds'] !== undefined) {
+    const tables: string[] = [];
+    for (const facts of settings.facts) {
+      const root = await vaultOf(settings.dir, facts);
+      const qmdDb = qmdDbOf(root);
+      tables.push(await inProcessAlternating(root, existsSync(qmdDb) && process.env.QMD_SDK !== undefined ? qmdDb : null, values['inprocess-builds'].split(','), settings.rounds));
+      process.stdout.write(`${tables.at(-1)!}\n\n`);
+    }
+    if (values.out !== undefined) await writeFile(values.out, tables.join('\n\n'));
+  } else if (values['mcp-builds'] === undefined) {
     const run = scaleRunNow();
     const rows = await measureSearchScale(settings, (sofar) => process.stdout.write(`${renderSearchScale(sofar, settings, run)}\n`));
     if (values.out !== undefined) await writeFile(values.out, renderSearchScale(rows, settings, run));

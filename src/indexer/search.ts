@@ -153,8 +153,8 @@ export async function search(
   // The filters besides the archived flag, which the store applies as it finds best (store.ts).
   const filter = { where: whereClause({ ...options, archived: true }), archived: options.archived ?? false };
   const terms = [...new Set([...parsed.terms, ...parsed.phrases.flatMap((p) => p.split(' '))])];
-  const [textHits, vectorHits] = await Promise.all([
-    store.fullText({ terms, contextWeight: CONTEXT_WEIGHT }, filter, depth),
+  const [text, vectorHits] = await Promise.all([
+    store.fullTextWithState({ terms, contextWeight: CONTEXT_WEIGHT }, filter, depth),
     embedder === null
       ? Promise.resolve([] as Hit[])
       : embedder.embed([query]).then(async ([vector]) => {
@@ -162,6 +162,7 @@ export async function search(
           return (await store.nearest(vector!, where, depth)).filter((hit) => hit.raw <= floor);
         }),
   ]);
+  const textHits = text.hits;
   const keep = (hit: Hit): boolean => passesFilters(hit.kind === 'fact' ? hit.text : `${hit.title}\n${hit.heading_path}\n${hit.text}`, parsed);
   const floor = embedder === null ? 0 : minSimilarity(embedder.model);
   const scored = fuse(filtered ? textHits.filter(keep) : textHits, filtered ? vectorHits.filter(keep) : vectorHits, {
@@ -170,7 +171,7 @@ export async function search(
     now: options.now ?? new Date(),
     query: parsed,
   });
-  const current = await supersede(store, scored, filter);
+  const current = await supersede(store, scored, filter, text.state);
   const results = bound(distinct(rank(toUnits(withoutRepeats(current)))), k, options).map(toResult);
   if (options.recordRecall ?? true) await recordSearch(ctx, query, options, results);
   return results;
@@ -245,10 +246,11 @@ export function fuse(
  * the newest when it was: a keyed line's few words outscore the plain sentence that changed it
  * ("home city:: Berlin", then "I moved to Lisbon last weekend"; text/state-change.ts).
  */
-async function supersede(store: IndexStore, scored: Scored[], filter: { where: string | null; archived: boolean }): Promise<Scored[]> {
+async function supersede(store: IndexStore, scored: Scored[], filter: { where: string | null; archived: boolean }, state: string | null): Promise<Scored[]> {
   const subjects = [...new Set(scored.filter((s) => s.hit.subject !== '').map((s) => s.hit.subject))];
   if (subjects.length === 0) return scored;
-  const newest = await store.newestKeyed(subjects, filter);
+  // At the table state the full-text query ended at (store.ts), without reading it again.
+  const newest = await store.newestKeyed(subjects, filter, state);
   const found = new Map(scored.filter((s) => s.hit.subject !== '').map((s) => [s.hit.key, s.score]));
   return scored.map((entry) => {
     const current = entry.hit.subject === '' ? undefined : newest.get(entry.hit.subject);

@@ -70,6 +70,8 @@ export class IndexStore {
   private readonly keyedRows = new KeyedRows();
   /** The rows a warm process's full-text searches read, by row id, for one table state (fullText). */
   private readonly shownById = new ShownById();
+  /** The table state the last full-text search ended at (null before the first): the next one's start (fullText). */
+  private confirmed: string | null = null;
 
   private constructor(
     private readonly db: Connection,
@@ -213,23 +215,60 @@ export class IndexStore {
    * left fewer than `limit` of a full list, so the hits are the same either way.
    */
   async fullText(query: TextQuery, filter: { where: string | null; archived: boolean }, limit: number): Promise<Hit[]> {
+    return (await this.fullTextWithState(query, filter, limit)).hits;
+  }
+
+  /**
+   * `fullText`, with the table state the search ended at (null when it asked LanceDB nothing), which the same
+   * search's `newestKeyed` is answered at: one reading of the state serves both.
+   */
+  async fullTextWithState(query: TextQuery, filter: { where: string | null; archived: boolean }, limit: number): Promise<{ hits: Hit[]; state: string | null }> {
     // The query's words become terms as the rows' text did; words that are all stop words find nothing.
     const words = indexTerms(query.terms.join(' '));
-    if ((await this.current()) === null || words === '') return [];
+    if ((await this.current()) === null || words === '') return { hits: [], state: null };
     const { MultiMatchQuery, MatchQuery } = await lance();
     // The rows read before at this table state are not read again (shown-by-id.ts). A search during which the table
     // changed may have mixed them with another table's (one rebuilt in a new folder numbers its rows from the start
-    // again): it forgets them and runs again without them.
-    const before = await this.tableState();
-    const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery });
-    if ((await this.tableState()) === before) return hits;
+    // again): it forgets them and runs again without them. The state is read once a search, at its end: the state
+    // the last search ended at stands for this one's start, since a table's version only grows, so a search that
+    // ends at the state the last one ended at ran on it throughout. Only the first search reads it before as well
+    // (each reading is two calls into LanceDB, ~0.2 ms of the main thread each at 100k rows: docs/benchmarks.md).
+    const before = this.confirmed ?? (await this.tableState());
+    const way = this.searchWay();
+    const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery }, way);
+    const after = await (way.state ?? this.tableState());
+    this.confirmed = after;
+    // Rows that came from one query each (no rows held, no take by id) are of one table state whenever it changed.
+    if (after === before || !way.byIds) return { hits, state: after };
     this.shownById.drop();
-    return this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery });
+    return { hits: await this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery }, this.searchWay()), state: after };
+  }
+
+  /**
+   * How a full-text search went: whether it went by row ids, and the table state read once its last query had
+   * begun. LanceDB fixes a query's table version when the query starts (`execute`), before it scans, so the state
+   * read then, while the query scans, is read after every row the search gets was fixed; a search's state costs no
+   * wait of its own (~0.3 ms at 100k rows, docs/benchmarks.md). A search of several queries reads it after each,
+   * and the last reading counts.
+   */
+  private searchWay(): SearchWay {
+    const way: SearchWay = {
+      byIds: false,
+      state: null,
+      started: () => {
+        const state = this.tableState();
+        // An earlier reading is not awaited once a later one replaces it: its failure is the later one's to report.
+        state.catch(() => undefined);
+        way.state = state;
+      },
+    };
+    return way;
   }
 
   /** The open table's state as what a warm process keeps is keyed by: its version and row count. */
   private async tableState(): Promise<string> {
-    return `${await this.table!.version()}:${await this.table!.countRows()}`;
+    const [version, rows] = await Promise.all([this.table!.version(), this.table!.countRows()]);
+    return `${version}:${rows}`;
   }
 
   /** fullText at one table state, the rows read before at it `held`. */
@@ -240,6 +279,7 @@ export class IndexStore {
     words: string,
     held: ReadonlyMap<number, string>,
     { MultiMatchQuery, MatchQuery }: Pick<typeof Lance, 'MultiMatchQuery' | 'MatchQuery'>,
+    way: SearchWay,
   ): Promise<ShownHit[]> {
     const hold = <T extends { ids: number[]; shown: string[] }>(got: T): T => {
       this.shownById.hold(got.ids, got.shown);
@@ -253,9 +293,12 @@ export class IndexStore {
       };
       // Rows, scores and ids as deep as recent ties went; past that, scores and ids, and the rest by id (ranked.ts).
       return rankedEitherWay(
-        async (size) => hold(await fetchShownIds(search(size).select(['shown', '_score']).withRowId())),
-        async (size) => fetchScoredIds(search(size).select(['_score']).withRowId(), '_score'),
-        async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']))),
+        async (size) => hold(await fetchShownIds(search(size).select(['shown', '_score']).withRowId(), size, way.started)),
+        async (size) => {
+          way.byIds = true;
+          return fetchScoredIds(search(size).select(['_score']).withRowId(), '_score', size, way.started);
+        },
+        async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']), ids.length, way.started)),
         shownHit,
         limit,
         { tie: this.textDepths, query: `${words}\u0000${where ?? ''}\u0000${query.contextWeight}` },
@@ -291,7 +334,12 @@ export class IndexStore {
    * the filters besides the archived flag, as in fullText; without any, a warm process answers from the subjects'
    * newest rows it keeps for the table's version (newest-keyed.ts), since the table rarely changes between searches.
    */
-  async newestKeyed(subjects: readonly string[], filter: { where: string | null; archived: boolean }): Promise<Map<string, KeyedRow>> {
+  async newestKeyed(
+    subjects: readonly string[],
+    filter: { where: string | null; archived: boolean },
+    /** The state this search's full-text query ended at (`fullTextWithState`), read again when null. */
+    state: string | null = null,
+  ): Promise<Map<string, KeyedRow>> {
     if ((await this.current()) === null || subjects.length === 0) return new Map();
     const where = [...(filter.where === null ? [] : [filter.where]), ...(filter.archived ? [] : ['archived = false'])];
     const read = async (subjectFilter: string): Promise<Array<KeyedRow & { subject: string }>> => {
@@ -300,7 +348,7 @@ export class IndexStore {
       return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
     };
     if (filter.where === null) {
-      const held = await this.keyedRows.newest(await this.tableState(), filter.archived, subjects, () => read("subject != ''"));
+      const held = await this.keyedRows.newest(state ?? (await this.tableState()), filter.archived, subjects, () => read("subject != ''"));
       if (held !== null) return held;
     }
     return newestBySubject(await read(`subject IN (${subjects.map(sqlString).join(', ')})`));
@@ -428,6 +476,14 @@ function schema(arrow: typeof Arrow, dimensions: number | null): Arrow.Schema {
  */
 const UNCOMPRESSED = new Set(['shown', 'content', 'context']);
 
+/** How a full-text search went (IndexStore.searchWay). */
+interface SearchWay {
+  byIds: boolean;
+  state: Promise<string> | null;
+  /** Called as each of the search's queries has begun. */
+  started: () => void;
+}
+
 /** A hit with the archived flag it was fetched with; it goes on as a Hit (nothing reads the flag past the store, and copying 60 hits without it cost a search ~0.03 ms). */
 type ShownHit = Hit & { archived: boolean };
 
@@ -471,9 +527,17 @@ async function fetchRows(query: Lance.Query | Lance.VectorQuery, size: number, r
 
 /**
  * Every row of a query, as a list of values a column (`want`: the columns and their types): read from the native
- * query's IPC buffers without Arrow (`readIpcColumns`), a buffer it declines decoded by Arrow.
+ * query's IPC buffers without Arrow (`readIpcColumns`), a buffer it declines decoded by Arrow. A query that can give
+ * at most `most` rows (its limit, the ids taken) is not asked for its end once it gave them: that is one more call
+ * into LanceDB, whose answer comes back through the main thread (~0.2 ms of it at 100k rows; docs/benchmarks.md).
  */
-async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly<Record<string, ColumnType>>): Promise<Record<string, Cell[]>> {
+async function fetchColumns(
+  query: Lance.Query | Lance.TakeQuery,
+  want: Readonly<Record<string, ColumnType>>,
+  most = Infinity,
+  /** Called once the query has begun (its table version fixed), before its rows are read. */
+  started: () => void = () => undefined,
+): Promise<Record<string, Cell[]>> {
   const out: Record<string, Cell[]> = Object.fromEntries(Object.keys(want).map((name) => [name, []]));
   const decode = (batch: Arrow.RecordBatch): void => {
     for (const name of Object.keys(want)) {
@@ -487,31 +551,40 @@ async function fetchColumns(query: Lance.Query | Lance.TakeQuery, want: Readonly
   };
   const native = nativeQuery(query);
   if (native === null) {
-    for await (const batch of query) decode(batch);
+    // The builder's iterator begins the query at its first batch.
+    let begun = false;
+    for await (const batch of query) {
+      if (!begun) started();
+      begun = true;
+      decode(batch);
+    }
+    if (!begun) started();
     return out;
   }
+  const first = Object.keys(want)[0]!;
   const batches = await native.execute();
-  for (let buffer = await batches.next(); buffer !== null; buffer = await batches.next()) {
+  started();
+  for (let buffer = await batches.next(); buffer !== null; buffer = out[first]!.length >= most ? null : await batches.next()) {
     if (!readIpcColumns(buffer, want, out)) for (const batch of arrowModule().tableFromIPC(buffer).batches) decode(batch);
   }
   return out;
 }
 
 /** The scores and row ids of a query that selects only its score column, with row ids. */
-async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance'): Promise<ScoredIds> {
-  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' });
+async function fetchScoredIds(query: Lance.Query, rawColumn: '_score' | '_distance', most: number, started?: () => void): Promise<ScoredIds> {
+  const c = await fetchColumns(query, { [rawColumn]: 'float32', _rowid: 'uint64' }, most, started);
   return { ids: c._rowid! as number[], raw: c[rawColumn]! as number[] };
 }
 
 /** A full-text query's `shown` JSON, scores and row ids. */
-async function fetchShownIds(query: Lance.Query): Promise<ShownIds> {
-  const c = await fetchColumns(query, { shown: 'utf8', _score: 'float32', _rowid: 'uint64' });
+async function fetchShownIds(query: Lance.Query, most: number, started?: () => void): Promise<ShownIds> {
+  const c = await fetchColumns(query, { shown: 'utf8', _score: 'float32', _rowid: 'uint64' }, most, started);
   return { shown: c.shown! as string[], raw: c._score! as number[], ids: c._rowid! as number[] };
 }
 
 /** The `shown` JSON of rows taken by id, with their ids (in the order LanceDB gives them). */
-async function fetchTaken(query: Lance.TakeQuery): Promise<{ ids: number[]; shown: string[] }> {
-  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' });
+async function fetchTaken(query: Lance.TakeQuery, most: number, started?: () => void): Promise<{ ids: number[]; shown: string[] }> {
+  const c = await fetchColumns(query, { shown: 'utf8', _rowid: 'uint64' }, most, started);
   return { ids: c._rowid! as number[], shown: c.shown! as string[] };
 }
 
