@@ -95,33 +95,96 @@ export function forgetMatcher(tombstones: TombstoneSet): ForgetMatcher {
   return matcher;
 }
 
+/** What mayStateForgotten looks for, made once per tombstone set. */
+interface Needles {
+  /** A tombstone that only the full match can tell (a purged one's hash, a fact of stop words only). */
+  always: boolean;
+  ids: string[];
+  facts: Array<{ words: string[]; need: number }>;
+}
+
+const needleCache = new WeakMap<TombstoneSet, Needles>();
+
+function needlesOf(tombstones: TombstoneSet): Needles {
+  const known = needleCache.get(tombstones);
+  if (known !== undefined) return known;
+  const needles: Needles = { always: false, ids: [], facts: [] };
+  for (const entry of tombstones.entries) {
+    needles.ids.push(entry.id);
+    if (entry.text === undefined) needles.always = true;
+    const normalized = normalizeText(entry.text ?? '');
+    if (normalized === '') continue;
+    const words = [...contentWords(normalized)];
+    if (words.length === 0) needles.always = true;
+    needles.facts.push({ words, need: Math.ceil(words.length * SIMILARITY) });
+  }
+  needleCache.set(tombstones, needles);
+  return needles;
+}
+
+/** True when the words of `text` hold enough of a forgotten fact's content words for a rule to match. */
+function holdsEnoughWords(text: string, facts: Needles['facts']): boolean {
+  const words = new Set(normalizeText(text).split(' ').map(stem));
+  return facts.some(({ words: wanted, need }) => {
+    let shared = 0;
+    for (const word of wanted) if (words.has(word)) shared++;
+    return shared >= need;
+  });
+}
+
+/**
+ * True when a lower-cased ASCII text holds enough of a fact's content words as substrings: said of every text
+ * holdsEnoughWords says it of (in ASCII, normalizeText only lower-cases and turns separators into spaces, and a
+ * stemmed word is the start of the word it came from), without normalizing, splitting or a set.
+ */
+function holdsEnoughSubstrings(lower: string, facts: Needles['facts']): boolean {
+  return facts.some(({ words, need }) => {
+    let shared = 0;
+    let missed = 0;
+    for (const word of words) {
+      if (lower.includes(word)) shared++;
+      else if (++missed > words.length - need) return false;
+    }
+    return shared >= need;
+  });
+}
+
+// eslint-disable-next-line no-control-regex
+const ASCII_TEXT_RE = /^[\x00-\x7f]*$/;
+
+/** holdsEnoughWords, told first from the raw text when it is ASCII (most pages hold no fact's words at all). */
+function mayHoldEnoughWords(text: string, facts: Needles['facts']): boolean {
+  if (ASCII_TEXT_RE.test(text) && !holdsEnoughSubstrings(text.toLowerCase(), facts)) return false;
+  return holdsEnoughWords(text, facts);
+}
+
 /**
  * False only when no part of `content` (a page: its lines, units, frontmatter values) can state a forgotten fact,
- * told from the whole text at once: `forget` matches every page against every tombstone, unit by unit (~0.3 s of
+ * told from its text at once: `forget` matches every page against every tombstone, unit by unit (~0.3 s of
  * CPU over the 200 pages of a 1M-fact vault, issue 31), and most pages hold none of a fact's words. Every rule needs
  * the fact's id in the text, or at least three quarters of its content words (all for the text and word-order
  * rules; the similarity rule's Jaccard of 0.75 needs that many shared), and a unit's words are words of the page
- * (normalizeText treats line ends as any separator). A text only a parse can show (a YAML flow list with escapes),
- * a purged tombstone (a hash, no words) or a fact without content words answers true: the full match decides.
+ * (normalizeText treats line ends as any separator). A unit never spans a blank line (lines.ts forgottenUnits,
+ * forget-match.ts scrubFrontmatter), so the words are counted block by block (a page of a dozen facts' words
+ * holds three quarters of many a fact's, its blocks seldom do). A text only a parse can show (a YAML flow list with
+ * escapes), a purged tombstone (a hash, no words) or a fact without content words answers true: the full match decides.
  */
 export function mayStateForgotten(content: string, tombstones: TombstoneSet): boolean {
   if (tombstones.entries.length === 0) return false;
   if (content.includes('\\')) return true;
-  const facts: Array<{ words: string[]; need: number }> = [];
-  for (const entry of tombstones.entries) {
-    if (content.includes(entry.id)) return true;
-    if (entry.text === undefined) return true;
-    const normalized = normalizeText(entry.text);
-    if (normalized === '') continue;
-    const words = [...contentWords(normalized)];
-    if (words.length === 0) return true;
-    facts.push({ words, need: Math.ceil(words.length * SIMILARITY) });
+  const { always, ids, facts } = needlesOf(tombstones);
+  if (always || ids.some((id) => content.includes(id))) return true;
+  if (facts.length === 0 || !mayHoldEnoughWords(content, facts)) return false;
+  const lines = content.split('\n');
+  for (let start = 0; start < lines.length; ) {
+    if (lines[start]!.trim() === '') {
+      start++;
+      continue;
+    }
+    let end = start + 1;
+    while (end < lines.length && lines[end]!.trim() !== '') end++;
+    if (mayHoldEnoughWords(lines.slice(start, end).join('\n'), facts)) return true;
+    start = end;
   }
-  if (facts.length === 0) return false;
-  const page = new Set(normalizeText(content).split(' ').map(stem));
-  return facts.some(({ words, need }) => {
-    let shared = 0;
-    for (const word of words) if (page.has(word)) shared++;
-    return shared >= need;
-  });
+  return false;
 }

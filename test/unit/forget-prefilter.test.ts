@@ -60,4 +60,24 @@ describe('mayStateForgotten', () => {
       }
     }
   });
+
+  it('counts the words block by block: a unit never spans a blank line, and a page spreading them over blocks holds none', () => {
+    const spread = '# Ana\n\n- Ana is allergic to cats\n\n- peanuts are in the pantry\n\n- she carries an epipen on hikes\n';
+    expect(scrubForgotten(spread, stones).removed).toEqual([]);
+    expect(mayStateForgotten(spread, stones)).toBe(false);
+    // The same words in one block (a unit reflowed over lines, with other lines around it): maybe, and the scrub agrees.
+    const reflowed = '# Ana\n\n- Ana walks the dog\n- Ana is allergic to\n  peanuts and carries an epipen\n\n- chess on Thursdays\n';
+    expect(scrubForgotten(reflowed, stones).removed.length).toBeGreaterThan(0);
+    expect(mayStateForgotten(reflowed, stones)).toBe(true);
+  });
+
+  it('reads a page that is not ASCII as normalizeText folds it (NFKC): no raw-text shortcut misses it', () => {
+    // Full-width letters fold to two of the fact's words; as written the page holds too few of them for a match.
+    const page = '# Notes\n\n- Ana is allergic to \uff50\uff45\uff41\uff4e\uff55\uff54\uff53 and carries an \uff45\uff50\uff49\uff50\uff45\uff4e\n';
+    expect(page.toLowerCase().includes('peanut') || page.toLowerCase().includes('epipen')).toBe(false);
+    expect(scrubForgotten(page, stones).removed.length).toBeGreaterThan(0);
+    expect(mayStateForgotten(page, stones)).toBe(true);
+    const cased = '# ANA\n\n- ANA IS ALLERGIC TO PEANUTS AND CARRIES AN EPIPEN\n';
+    expect(mayStateForgotten(cased, stones)).toBe(true);
+  });
 });
