@@ -114,7 +114,8 @@ function monthFile(kind: LogFactsKind, month: string): string {
  * same (no number parsed a log; a stamp written any other way only sends the reader to the log).
  */
 interface Month {
-  text: string;
+  /** The file's bytes: searched and sliced as they are (a million facts' ids are 8 MB: no string of them is made). */
+  bytes: Buffer;
   entries: Map<string, { stamp: string; start: number; end: number }>;
   hits: Map<string, Set<string>>;
 }
@@ -143,7 +144,7 @@ function readMonth(file: string, kind: LogFactsKind): Month | null {
   if (cached !== undefined && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs) return cached.month;
   let month: Month | null;
   try {
-    month = parseMonth(readFileSync(file, 'latin1'), kind);
+    month = parseMonth(readFileSync(file), kind);
   } catch {
     month = null;
   }
@@ -151,22 +152,27 @@ function readMonth(file: string, kind: LogFactsKind): Month | null {
   return month;
 }
 
-/** The entries of a month file's text; a line that is not one is left out (its log is read instead). */
-function parseMonth(text: string, kind: LogFactsKind): Month | null {
+/** The entries of a month file's bytes; a line that is not one is left out (its log is read instead). */
+function parseMonth(bytes: Buffer, kind: LogFactsKind): Month | null {
   const header = HEADER(kind);
-  if (!text.startsWith(header)) return null;
+  if (bytes.length < header.length || bytes.toString('latin1', 0, header.length) !== header) return null;
   const entries: Month['entries'] = new Map();
-  for (let at = header.length; at < text.length; ) {
-    const newline = text.indexOf('\n', at);
+  for (let at = header.length; at < bytes.length; ) {
+    const newline = bytes.indexOf(NEWLINE, at);
     if (newline < 0) break; // a torn last line
-    const tab1 = text.indexOf('\t', at);
-    const tab2 = text.indexOf('\t', tab1 + 1);
-    const tab3 = text.indexOf('\t', tab2 + 1);
-    if (tab1 > at && tab2 > tab1 && tab3 > tab2 && tab3 < newline) entries.set(text.slice(at, tab1), { stamp: text.slice(tab1 + 1, tab3), start: tab3 + 1, end: newline });
+    const tab1 = bytes.indexOf(TAB, at);
+    const tab2 = tab1 < 0 ? -1 : bytes.indexOf(TAB, tab1 + 1);
+    const tab3 = tab2 < 0 ? -1 : bytes.indexOf(TAB, tab2 + 1);
+    if (tab1 > at && tab2 > tab1 && tab3 > tab2 && tab3 < newline) {
+      entries.set(bytes.toString('latin1', at, tab1), { stamp: bytes.toString('latin1', tab1 + 1, tab3), start: tab3 + 1, end: newline });
+    }
     at = newline + 1;
   }
-  return { text, entries, hits: new Map() };
+  return { bytes, entries, hits: new Map() };
 }
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
 
 /** The kept id hashes or masks of a vault's logs, a month file read when one of its logs is first asked for. */
 export class LogFactsReader {
@@ -203,9 +209,11 @@ export class LogFactsReader {
     if (logs === undefined) {
       // Where the hash is in the month's text, at a fact's place in a log's data: a search of the text at once.
       logs = new Set();
-      for (let at = month.text.indexOf(hash); at >= 0; at = month.text.indexOf(hash, at + 1)) {
+      const { bytes } = month;
+      for (let at = bytes.indexOf(hash, 0, 'latin1'); at >= 0; at = bytes.indexOf(hash, at + 1, 'latin1')) {
         // The log whose data holds it: the line it is on (entries hold only lines that parsed).
-        const rel = month.text.slice(month.text.lastIndexOf('\n', at) + 1, month.text.indexOf('\t', month.text.lastIndexOf('\n', at) + 1));
+        const lineStart = bytes.lastIndexOf(NEWLINE, at) + 1;
+        const rel = bytes.toString('latin1', lineStart, Math.max(lineStart, bytes.indexOf(TAB, lineStart)));
         const entry = month.entries.get(rel);
         if (entry !== undefined && entry.start <= at && at + hash.length <= entry.end && (at - entry.start) % 8 === 0) logs.add(rel);
       }
@@ -218,7 +226,7 @@ export class LogFactsReader {
   words(rel: string): Uint32Array | null {
     const month = this.month(rel);
     const entry = month?.entries.get(rel);
-    return entry === undefined ? null : decode(month!.text.slice(entry.start, entry.end));
+    return entry === undefined ? null : decode(month!.bytes.toString('latin1', entry.start, entry.end));
   }
 }
 
@@ -235,10 +243,10 @@ export async function writeLogFacts(root: string, changed: ReadonlyMap<string, L
   }
   for (const [month, rels] of byMonth) {
     for (const kind of ['ids', 'words'] as const) {
-      const text = await readFile(path.join(root, monthFile(kind, month)), 'latin1').catch(() => '');
-      const before = parseMonth(text, kind);
+      const bytes = await readFile(path.join(root, monthFile(kind, month))).catch(() => Buffer.alloc(0));
+      const before = parseMonth(bytes, kind);
       const lines = new Map<string, string>();
-      for (const [rel, entry] of before?.entries ?? []) lines.set(rel, `${rel}\t${entry.stamp}\t${text.slice(entry.start, entry.end)}`);
+      for (const [rel, entry] of before?.entries ?? []) lines.set(rel, `${rel}\t${entry.stamp}\t${bytes.toString('latin1', entry.start, entry.end)}`);
       for (const rel of rels) {
         const entry = changed.get(rel);
         if (entry === null || entry === undefined) lines.delete(rel);
