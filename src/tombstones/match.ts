@@ -102,6 +102,8 @@ interface Needles {
   always: boolean;
   ids: string[];
   facts: Array<{ words: string[]; need: number }>;
+  /** The facts (their indexes in `facts`) by each of their content words: a page's words are looked up once each. */
+  byWord: Map<string, number[]>;
 }
 
 const needleCache = new WeakMap<TombstoneSet, Needles>();
@@ -109,7 +111,7 @@ const needleCache = new WeakMap<TombstoneSet, Needles>();
 function needlesOf(tombstones: TombstoneSet): Needles {
   const known = needleCache.get(tombstones);
   if (known !== undefined) return known;
-  const needles: Needles = { always: false, ids: [], facts: [] };
+  const needles: Needles = { always: false, ids: [], facts: [], byWord: new Map() };
   for (const entry of tombstones.entries) {
     needles.ids.push(entry.id);
     if (entry.text === undefined) needles.always = true;
@@ -117,6 +119,7 @@ function needlesOf(tombstones: TombstoneSet): Needles {
     if (normalized === '') continue;
     const words = [...contentWords(normalized)];
     if (words.length === 0) needles.always = true;
+    for (const word of words) needles.byWord.set(word, [...(needles.byWord.get(word) ?? []), needles.facts.length]);
     needles.facts.push({ words, need: Math.ceil(words.length * SIMILARITY) });
   }
   needleCache.set(tombstones, needles);
@@ -131,6 +134,20 @@ function factsWithEnoughWords(text: string, facts: Needles['facts']): Needles['f
     for (const word of wanted) if (words.has(word)) shared++;
     return shared >= need;
   });
+}
+
+/** factsWithEnoughWords for a whole page, its words looked up in the facts' (as many tombstones as a vault has). */
+function pageFacts(content: string, { facts, byWord }: Needles): Needles['facts'] {
+  const counts = new Int32Array(facts.length);
+  const seen = new Set<string>();
+  const held: Needles['facts'] = [];
+  for (const word of normalizeText(content).split(' ')) {
+    const stemmed = stem(word);
+    if (seen.has(stemmed)) continue;
+    seen.add(stemmed);
+    for (const i of byWord.get(stemmed) ?? []) if (++counts[i]! === facts[i]!.need) held.push(facts[i]!);
+  }
+  return held;
 }
 
 /**
@@ -175,14 +192,15 @@ function mayHoldEnoughWords(text: string, facts: Needles['facts']): Needles['fac
 export function mayStateForgotten(content: string, tombstones: TombstoneSet): boolean {
   if (tombstones.entries.length === 0) return false;
   if (content.includes('\\')) return true;
-  const { always, ids, facts } = needlesOf(tombstones);
+  const needles = needlesOf(tombstones);
+  const { always, ids, facts } = needles;
   if (always || ids.some((id) => content.includes(id))) return true;
   if (facts.length === 0) return false;
   // The page, then its frontmatter block and body units with the facts the page held enough words of.
+  const held = pageFacts(content, needles);
+  if (held.length === 0) return false;
   const ascii = ASCII_TEXT_RE.test(content);
   const lower = ascii ? content.toLowerCase() : '';
-  const held = ascii ? facts.filter((fact) => holdsEnoughSubstrings(lower, fact)) : factsWithEnoughWords(content, facts);
-  if (held.length === 0) return false;
   const lines = content.split('\n');
   const bodyStart = frontmatterEnd(lines);
   /** The unit of each line: the frontmatter block is one (0), the body's are numbered from 1; -1 for none. */
