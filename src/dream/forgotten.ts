@@ -5,6 +5,7 @@
  * Lines are matched by forget-match.ts (ids, normalized text, word order, similarity; units across line
  * breaks; frontmatter values); a page a run made whose name states a forgotten fact is removed whole.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { listWikiPages } from '../pages/discover.js';
@@ -32,17 +33,34 @@ export async function removeForgottenLines(root: string, tombstones: TombstoneSe
   if (tombstones.entries.length === 0) return [];
   const changed: Scrubbed[] = [];
   for (const rel of only ?? (await listWikiPages(root))) {
-    // A link (the page or a folder on its way) is never rewritten: its target may lie outside the vault.
-    const target = await pageWriteTarget(root, rel);
-    if (!target.ok || target.rel !== rel || !target.exists) continue;
-    const text = await readFile(target.abs, 'utf8');
-    if (!mayStateForgotten(text, tombstones)) continue;
-    const { content, removed } = scrubForgotten(text, tombstones);
+    const page = await writablePageMayStateForgotten(root, rel, tombstones);
+    if (page === null) continue;
+    const { content, removed } = scrubForgotten(page.text, tombstones);
     if (removed.length === 0) continue;
-    await writeFileAtomic(target.abs, content);
+    await writeFileAtomic(page.abs, content);
     changed.push({ path: rel, lines: removed.length, removed });
   }
   return changed;
+}
+
+/**
+ * A page's text and real path when it may state a forgotten fact (match.ts `mayStateForgotten`) and the program may
+ * rewrite it; else null. The text is read and tested first: most pages hold no forgotten fact's words, and resolving
+ * a page's real path (a `realpath` and an `lstat` of each) cost more than the test at a million facts (issue 31).
+ * listWikiPages lists files and links to files only, so the read is of a file either way; a link (the page or a
+ * folder on its way) is then never rewritten: its target may lie outside the vault.
+ */
+async function writablePageMayStateForgotten(root: string, rel: string, tombstones: TombstoneSet): Promise<{ text: string; abs: string } | null> {
+  let text: string;
+  try {
+    text = readFileSync(path.join(root, ...rel.split('/')), 'utf8');
+  } catch {
+    return null; // gone since it was listed, or not a file: pageWriteTarget would not have it either
+  }
+  if (!mayStateForgotten(text, tombstones)) return null;
+  const target = await pageWriteTarget(root, rel);
+  if (!target.ok || target.rel !== rel || !target.exists) return null;
+  return { text: await readFile(target.abs, 'utf8'), abs: target.abs };
 }
 
 /** The pages removeForgottenLines would rewrite, each with the lines it would take off (forget's intent names them). */
@@ -50,12 +68,10 @@ export async function pagesHoldingForgotten(root: string, tombstones: TombstoneS
   if (tombstones.entries.length === 0) return [];
   const held: { path: string; lines: string[] }[] = [];
   for (const rel of await listWikiPages(root)) {
-    const target = await pageWriteTarget(root, rel);
-    if (!target.ok || target.rel !== rel || !target.exists) continue;
-    const text = await readFile(target.abs, 'utf8');
-    // Most pages hold none of the forgotten facts' words: told from the whole text, not unit by unit.
-    if (!mayStateForgotten(text, tombstones)) continue;
-    const { removed } = scrubForgotten(text, tombstones);
+    // Most pages hold none of the forgotten facts' words: told from the text, not unit by unit.
+    const page = await writablePageMayStateForgotten(root, rel, tombstones);
+    if (page === null) continue;
+    const { removed } = scrubForgotten(page.text, tombstones);
     if (removed.length > 0) held.push({ path: rel, lines: removed });
   }
   return held;

@@ -19,16 +19,19 @@ const UNMARKED_LINE_RE = /^[-*+][ \t](?![^\n]*\^[A-Za-z0-9-]+[ \t]*\r?$)/m;
  * or none), every log is read by its bytes: the kept facts narrow the search, they never end it.
  */
 export async function factsById(root: string, id: string): Promise<Fact[]> {
+  // No line's block id holds other characters (factlog.ts BLOCK_ID_RE): nothing to look for.
+  if (!/^[A-Za-z0-9-]+$/.test(id)) return [];
   const dates = await listLogDates(root);
   const kept = new LogFactsReader(root, 'ids');
   const hash = idHash(id);
+  const base = path.resolve(root);
   const found: Fact[] = [];
   const unkept: string[] = [];
   let hit = false;
   for (const date of dates) {
-    const file = path.join(root, logRelPath(date));
-    const stat = statSync(file, { throwIfNoEntry: false });
     const rel = logRelPath(date);
+    const file = `${base}/${rel}`;
+    const stat = statSync(file, { throwIfNoEntry: false });
     if (stat?.isFile() !== true || !kept.kept(rel, stat)) unkept.push(date);
     else if (kept.mayHoldId(rel, hash)) {
       hit = true;

@@ -71,8 +71,9 @@ function encode(values: Uint32Array): string {
 function decode(text: string): Uint32Array | null {
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length % 4 !== 0) return null;
+  // A view when the Buffer is aligned (Node aligns its pool to 8 bytes), else copied into an array of its own.
+  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
   const out = new Uint32Array(bytes.length / 4);
-  // Copied into the array's own buffer: a decoded Buffer may sit unaligned in Node's pool.
   if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(bytes);
   else for (let i = 0; i < out.length; i++) out[i] = bytes.readUInt32LE(i * 4);
   return out;
@@ -107,11 +108,21 @@ function monthFile(kind: LogFactsKind, month: string): string {
   return `${LOG_FACTS_DIR}/${kind}/${month}`;
 }
 
-/** A month file read: its text, where each log's line and data are in it, and the logs found for an id hash. */
+/**
+ * A month file read: its text, where each log's line and data are in it (in the order of the file), and the logs
+ * found for an id hash. `stamp` is the line's `size TAB mtimeMs` as written: a log is kept when its stat prints the
+ * same (no number parsed a log; a stamp written any other way only sends the reader to the log).
+ */
 interface Month {
-  text: string;
-  entries: Map<string, { size: number; mtimeMs: number; start: number; end: number }>;
+  /** The file's bytes: searched and sliced as they are (a million facts' ids are 8 MB: no string of them is made). */
+  bytes: Buffer;
+  entries: Map<string, { stamp: string; start: number; end: number }>;
   hits: Map<string, Set<string>>;
+}
+
+/** A log's size and mtime as a month file writes them. */
+function stampOf(stat: { size: number; mtimeMs: number }): string {
+  return `${stat.size}\t${stat.mtimeMs}`;
 }
 
 /**
@@ -133,7 +144,7 @@ function readMonth(file: string, kind: LogFactsKind): Month | null {
   if (cached !== undefined && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs) return cached.month;
   let month: Month | null;
   try {
-    month = parseMonth(readFileSync(file, 'latin1'), kind);
+    month = parseMonth(readFileSync(file), kind);
   } catch {
     month = null;
   }
@@ -141,26 +152,27 @@ function readMonth(file: string, kind: LogFactsKind): Month | null {
   return month;
 }
 
-/** The entries of a month file's text; a line that is not one is left out (its log is read instead). */
-function parseMonth(text: string, kind: LogFactsKind): Month | null {
+/** The entries of a month file's bytes; a line that is not one is left out (its log is read instead). */
+function parseMonth(bytes: Buffer, kind: LogFactsKind): Month | null {
   const header = HEADER(kind);
-  if (!text.startsWith(header)) return null;
+  if (bytes.length < header.length || bytes.toString('latin1', 0, header.length) !== header) return null;
   const entries: Month['entries'] = new Map();
-  for (let at = header.length; at < text.length; ) {
-    const newline = text.indexOf('\n', at);
+  for (let at = header.length; at < bytes.length; ) {
+    const newline = bytes.indexOf(NEWLINE, at);
     if (newline < 0) break; // a torn last line
-    const tab1 = text.indexOf('\t', at);
-    const tab2 = text.indexOf('\t', tab1 + 1);
-    const tab3 = text.indexOf('\t', tab2 + 1);
+    const tab1 = bytes.indexOf(TAB, at);
+    const tab2 = tab1 < 0 ? -1 : bytes.indexOf(TAB, tab1 + 1);
+    const tab3 = tab2 < 0 ? -1 : bytes.indexOf(TAB, tab2 + 1);
     if (tab1 > at && tab2 > tab1 && tab3 > tab2 && tab3 < newline) {
-      const size = Number(text.slice(tab1 + 1, tab2));
-      const mtimeMs = Number(text.slice(tab2 + 1, tab3));
-      if (Number.isFinite(size) && Number.isFinite(mtimeMs)) entries.set(text.slice(at, tab1), { size, mtimeMs, start: tab3 + 1, end: newline });
+      entries.set(bytes.toString('latin1', at, tab1), { stamp: bytes.toString('latin1', tab1 + 1, tab3), start: tab3 + 1, end: newline });
     }
     at = newline + 1;
   }
-  return { text, entries, hits: new Map() };
+  return { bytes, entries, hits: new Map() };
 }
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
 
 /** The kept id hashes or masks of a vault's logs, a month file read when one of its logs is first asked for. */
 export class LogFactsReader {
@@ -186,7 +198,7 @@ export class LogFactsReader {
   kept(rel: string, stat: { size: number; mtimeMs: number } | null | undefined): boolean {
     if (stat === null || stat === undefined) return false;
     const entry = this.month(rel)?.entries.get(rel);
-    return entry !== undefined && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs;
+    return entry !== undefined && entry.stamp === stampOf(stat);
   }
 
   /** For a log `kept` vouches for, from the ids file: true when one of its facts may have the id whose hash this is. */
@@ -197,10 +209,13 @@ export class LogFactsReader {
     if (logs === undefined) {
       // Where the hash is in the month's text, at a fact's place in a log's data: a search of the text at once.
       logs = new Set();
-      const starts = [...month.entries].sort((a, b) => a[1].start - b[1].start);
-      for (let at = month.text.indexOf(hash); at >= 0; at = month.text.indexOf(hash, at + 1)) {
-        const owner = starts.findLast(([, entry]) => entry.start <= at);
-        if (owner !== undefined && at + hash.length <= owner[1].end && (at - owner[1].start) % 8 === 0) logs.add(owner[0]);
+      const { bytes } = month;
+      for (let at = bytes.indexOf(hash, 0, 'latin1'); at >= 0; at = bytes.indexOf(hash, at + 1, 'latin1')) {
+        // The log whose data holds it: the line it is on (entries hold only lines that parsed).
+        const lineStart = bytes.lastIndexOf(NEWLINE, at) + 1;
+        const rel = bytes.toString('latin1', lineStart, Math.max(lineStart, bytes.indexOf(TAB, lineStart)));
+        const entry = month.entries.get(rel);
+        if (entry !== undefined && entry.start <= at && at + hash.length <= entry.end && (at - entry.start) % 8 === 0) logs.add(rel);
       }
       month.hits.set(hash, logs);
     }
@@ -211,7 +226,7 @@ export class LogFactsReader {
   words(rel: string): Uint32Array | null {
     const month = this.month(rel);
     const entry = month?.entries.get(rel);
-    return entry === undefined ? null : decode(month!.text.slice(entry.start, entry.end));
+    return entry === undefined ? null : decode(month!.bytes.toString('latin1', entry.start, entry.end));
   }
 }
 
@@ -228,14 +243,14 @@ export async function writeLogFacts(root: string, changed: ReadonlyMap<string, L
   }
   for (const [month, rels] of byMonth) {
     for (const kind of ['ids', 'words'] as const) {
-      const text = await readFile(path.join(root, monthFile(kind, month)), 'latin1').catch(() => '');
-      const before = parseMonth(text, kind);
+      const bytes = await readFile(path.join(root, monthFile(kind, month))).catch(() => Buffer.alloc(0));
+      const before = parseMonth(bytes, kind);
       const lines = new Map<string, string>();
-      for (const [rel, entry] of before?.entries ?? []) lines.set(rel, `${rel}\t${entry.size}\t${entry.mtimeMs}\t${text.slice(entry.start, entry.end)}`);
+      for (const [rel, entry] of before?.entries ?? []) lines.set(rel, `${rel}\t${entry.stamp}\t${bytes.toString('latin1', entry.start, entry.end)}`);
       for (const rel of rels) {
         const entry = changed.get(rel);
         if (entry === null || entry === undefined) lines.delete(rel);
-        else lines.set(rel, `${rel}\t${entry.size}\t${entry.mtimeMs}\t${entry[kind]}`);
+        else lines.set(rel, `${rel}\t${stampOf(entry)}\t${entry[kind]}`);
       }
       const body = [...lines.keys()].sort().map((rel) => `${lines.get(rel)!}\n`).join('');
       await writeConfined(root, monthFile(kind, month), Buffer.from(HEADER(kind) + body, 'latin1'));

@@ -10,7 +10,6 @@ import { withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { commitPaths } from '../git/audit.js';
 import { snapshotEdits } from '../git/snapshot.js';
-import { dropIdleScratch } from '../git/worktree.js';
 import { clearIntent, finishInterrupted, writeAppendIntent } from '../git/intent.js';
 import { isWikiPagePath } from '../pages/discover.js';
 import { holdsForgotten, pagesHoldingForgotten, removeForgottenLines } from '../dream/forgotten.js';
@@ -152,8 +151,8 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
             throw notCommitted(error, fresh.length);
           });
     if (intended) await clearIntent(lock);
-    // The dream's kept scratch tree holds the pages as they were (git/worktree.ts).
-    if (pages.length > 0 || memory.changed) await dropIdleScratch(ctx.root);
+    // The dream's kept scratch tree holds the pages as they were (git/worktree.ts; simple-git loads only then).
+    if (pages.length > 0 || memory.changed) await (await import('../git/worktree.js')).dropIdleScratch(ctx.root);
     return { tombstoned: fresh, already, pages, memory, commit };
   });
 }

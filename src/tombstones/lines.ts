@@ -6,6 +6,7 @@
  */
 import { forgetMatcher } from './match.js';
 import type { TombstoneSet } from './tombstones.js';
+import { bodyUnits } from './units.js';
 
 const CITED_ID_RE = /#\^(f-[0-9a-z]+)/g;
 
@@ -20,9 +21,6 @@ export function isForgottenLine(line: string, tombstones: TombstoneSet): boolean
   return forgetMatcher(tombstones).matches(line);
 }
 
-const LIST_OR_HEADING = /^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\|)/;
-const HEADING = /^#{1,6}\s/;
-
 /**
  * The indexes (from `from`) of the body lines that state a forgotten fact, by units: a heading alone, any other
  * line with the lines continuing it (a fact reflowed over two lines), so a unit goes whole.
@@ -31,22 +29,10 @@ export function forgottenUnits(lines: readonly string[], from: number, tombstone
   const drop = new Set<number>();
   if (tombstones.entries.length === 0) return drop;
   const matcher = forgetMatcher(tombstones);
-  for (let i = from; i < lines.length; ) {
-    if (lines[i]!.trim() === '') {
-      i++;
-      continue;
-    }
-    let end = i + 1;
-    while (!HEADING.test(lines[i]!) && end < lines.length && lines[end]!.trim() !== '' && !LIST_OR_HEADING.test(lines[end]!)) end++;
-    if (matcher.matches(lines.slice(i, end).join(' '))) for (let n = i; n < end; n++) drop.add(n);
-    i = end;
+  for (const [start, end] of bodyUnits(lines, from)) {
+    if (matcher.matches(lines.slice(start, end).join(' '))) for (let n = start; n < end; n++) drop.add(n);
   }
   return drop;
 }
 
-/** The index of the first line after a leading `---` frontmatter block (0 without one). */
-export function frontmatterEnd(lines: readonly string[]): number {
-  if (lines[0]?.trimEnd() !== '---') return 0;
-  for (let i = 1; i < lines.length; i++) if (/^(---|\.\.\.)\s*$/.test(lines[i]!)) return i + 1;
-  return 0;
-}
+export { frontmatterEnd } from './units.js';

@@ -8,6 +8,7 @@
  */
 import { containsWords, normalizeText } from '../text/normalize.js';
 import type { TombstoneSet } from './tombstones.js';
+import { bodyUnits, frontmatterEnd } from './units.js';
 
 const CITED_ID_RE = /#\^(f-[0-9a-z]+)/g;
 
@@ -95,33 +96,153 @@ export function forgetMatcher(tombstones: TombstoneSet): ForgetMatcher {
   return matcher;
 }
 
+/** What mayStateForgotten looks for, made once per tombstone set. */
+interface Needles {
+  /** A tombstone that only the full match can tell (a purged one's hash, a fact of stop words only). */
+  always: boolean;
+  ids: string[];
+  facts: Array<{ words: string[]; need: number }>;
+  /** The facts (their indexes in `facts`) by each of their content words: a page's words are looked up once each. */
+  byWord: Map<string, number[]>;
+}
+
+const needleCache = new WeakMap<TombstoneSet, Needles>();
+
+function needlesOf(tombstones: TombstoneSet): Needles {
+  const known = needleCache.get(tombstones);
+  if (known !== undefined) return known;
+  const needles: Needles = { always: false, ids: [], facts: [], byWord: new Map() };
+  for (const entry of tombstones.entries) {
+    needles.ids.push(entry.id);
+    if (entry.text === undefined) needles.always = true;
+    const normalized = normalizeText(entry.text ?? '');
+    if (normalized === '') continue;
+    const words = [...contentWords(normalized)];
+    if (words.length === 0) needles.always = true;
+    for (const word of words) needles.byWord.set(word, [...(needles.byWord.get(word) ?? []), needles.facts.length]);
+    needles.facts.push({ words, need: Math.ceil(words.length * SIMILARITY) });
+  }
+  needleCache.set(tombstones, needles);
+  return needles;
+}
+
+/** The facts enough of whose content words the words of `text` hold for a rule to match. */
+function factsWithEnoughWords(text: string, facts: Needles['facts']): Needles['facts'] {
+  const words = new Set(normalizeText(text).split(' ').map(stem));
+  return facts.filter(({ words: wanted, need }) => {
+    let shared = 0;
+    for (const word of wanted) if (words.has(word)) shared++;
+    return shared >= need;
+  });
+}
+
+/** factsWithEnoughWords for a whole page, its words looked up in the facts' (as many tombstones as a vault has). */
+function pageFacts(content: string, { facts, byWord }: Needles): Needles['facts'] {
+  const counts = new Int32Array(facts.length);
+  const seen = new Set<string>();
+  const held: Needles['facts'] = [];
+  for (const word of normalizeText(content).split(' ')) {
+    const stemmed = stem(word);
+    if (seen.has(stemmed)) continue;
+    seen.add(stemmed);
+    for (const i of byWord.get(stemmed) ?? []) if (++counts[i]! === facts[i]!.need) held.push(facts[i]!);
+  }
+  return held;
+}
+
+/**
+ * True when a lower-cased ASCII text holds enough of a fact's content words as substrings: said of every text
+ * factsWithEnoughWords keeps the fact for (in ASCII, normalizeText only lower-cases and turns separators into
+ * spaces, and a stemmed word is the start of the word it came from), without normalizing, splitting or a set.
+ */
+function holdsEnoughSubstrings(lower: string, { words, need }: Needles['facts'][number]): boolean {
+  let shared = 0;
+  let missed = 0;
+  for (const word of words) {
+    if (lower.includes(word)) shared++;
+    else if (++missed > words.length - need) return false;
+  }
+  return shared >= need;
+}
+
+// eslint-disable-next-line no-control-regex
+const ASCII_TEXT_RE = /^[\x00-\x7f]*$/;
+
+/** factsWithEnoughWords, told first from the raw text when it is ASCII (most texts hold no fact's words at all). */
+function mayHoldEnoughWords(text: string, facts: Needles['facts']): Needles['facts'] {
+  if (ASCII_TEXT_RE.test(text)) {
+    const lower = text.toLowerCase();
+    facts = facts.filter((fact) => holdsEnoughSubstrings(lower, fact));
+    if (facts.length === 0) return facts;
+  }
+  return factsWithEnoughWords(text, facts);
+}
+
 /**
  * False only when no part of `content` (a page: its lines, units, frontmatter values) can state a forgotten fact,
- * told from the whole text at once: `forget` matches every page against every tombstone, unit by unit (~0.3 s of
+ * told from its text at once: `forget` matches every page against every tombstone, unit by unit (~0.3 s of
  * CPU over the 200 pages of a 1M-fact vault, issue 31), and most pages hold none of a fact's words. Every rule needs
  * the fact's id in the text, or at least three quarters of its content words (all for the text and word-order
  * rules; the similarity rule's Jaccard of 0.75 needs that many shared), and a unit's words are words of the page
- * (normalizeText treats line ends as any separator). A text only a parse can show (a YAML flow list with escapes),
- * a purged tombstone (a hash, no words) or a fact without content words answers true: the full match decides.
+ * (normalizeText treats line ends as any separator). So the words are counted over the whole page, then over the
+ * frontmatter block and each body unit (units.ts: the units the scrub matches), for the facts the page held enough
+ * of (a page of a dozen facts' words holds three quarters of many a fact's, its units seldom do). A text only a parse can show (a YAML flow list with
+ * escapes), a purged tombstone (a hash, no words) or a fact without content words answers true: the full match decides.
  */
 export function mayStateForgotten(content: string, tombstones: TombstoneSet): boolean {
   if (tombstones.entries.length === 0) return false;
   if (content.includes('\\')) return true;
-  const facts: Array<{ words: string[]; need: number }> = [];
-  for (const entry of tombstones.entries) {
-    if (content.includes(entry.id)) return true;
-    if (entry.text === undefined) return true;
-    const normalized = normalizeText(entry.text);
-    if (normalized === '') continue;
-    const words = [...contentWords(normalized)];
-    if (words.length === 0) return true;
-    facts.push({ words, need: Math.ceil(words.length * SIMILARITY) });
-  }
+  const needles = needlesOf(tombstones);
+  const { always, ids, facts } = needles;
+  if (always || ids.some((id) => content.includes(id))) return true;
   if (facts.length === 0) return false;
-  const page = new Set(normalizeText(content).split(' ').map(stem));
-  return facts.some(({ words, need }) => {
-    let shared = 0;
-    for (const word of words) if (page.has(word)) shared++;
-    return shared >= need;
-  });
+  // The page, then its frontmatter block and body units with the facts the page held enough words of.
+  const held = pageFacts(content, needles);
+  if (held.length === 0) return false;
+  const ascii = ASCII_TEXT_RE.test(content);
+  const lower = ascii ? content.toLowerCase() : '';
+  const lines = content.split('\n');
+  const bodyStart = frontmatterEnd(lines);
+  /** The unit of each line: the frontmatter block is one (0), the body's are numbered from 1; -1 for none. */
+  const unitOf = new Int32Array(lines.length).fill(-1);
+  const units: Array<[number, number]> = bodyStart > 0 ? [[0, bodyStart]] : [];
+  for (const unit of bodyUnits(lines, bodyStart)) units.push(unit);
+  units.forEach(([start, end], u) => unitOf.fill(u, start, end));
+  if (ascii) return asciiUnitHolds(lower, lines, unitOf, held);
+  return units.some(([start, end], u) => mayHoldEnoughWords(lines.slice(start, end).join(u === 0 && bodyStart > 0 ? '\n' : ' '), held).length > 0);
+}
+
+/**
+ * For an ASCII page (`lower`: lower-cased), true when one unit holds enough of a fact's words as substrings (see
+ * holdsEnoughSubstrings): each word's places in the page are counted to the unit of their line, so the page is
+ * searched once a word, not once a unit. A word holds no line end, so each place lies on one line.
+ */
+function asciiUnitHolds(lower: string, lines: readonly string[], unitOf: Int32Array, facts: Needles['facts']): boolean {
+  const lineStarts = new Int32Array(lines.length);
+  for (let i = 1, at = 0; i < lines.length; i++) lineStarts[i] = at += lines[i - 1]!.length + 1;
+  const lineAt = (offset: number): number => {
+    let low = 0;
+    let high = lines.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (lineStarts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  };
+  for (const { words, need } of facts) {
+    const counts = new Map<number, number>();
+    for (const word of words) {
+      const seen = new Set<number>();
+      for (let at = lower.indexOf(word); at >= 0; at = lower.indexOf(word, at + 1)) {
+        const unit = unitOf[lineAt(at)]!;
+        if (unit < 0 || seen.has(unit)) continue;
+        seen.add(unit);
+        const count = (counts.get(unit) ?? 0) + 1;
+        if (count >= need) return true;
+        counts.set(unit, count);
+      }
+    }
+  }
+  return false;
 }

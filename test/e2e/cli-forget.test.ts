@@ -1,5 +1,5 @@
 /** `vaultkeeper forget` (DESIGN §5) through the built CLI: tombstones by id or by text, one commit each. */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normalizeText } from '../../src/text/normalize.js';
@@ -78,7 +78,26 @@ describe('forget ID', () => {
     const { root } = await vaultWithFacts();
     const before = await snapshot(root, { includeGit: true });
     expectOneLineError(await runCli(['forget', 'f-zzzzzzzzzz', '--json'], { cwd: root }), 1, /no fact with id f-zzzzzzzzzz/);
+    // An id no line can carry (a block id is letters, digits and dashes) is answered without a log read, alike.
+    expectOneLineError(await runCli(['forget', 'f-zz zz/zz', '--json'], { cwd: root }), 1, /no fact with id f-zz zz\/zz/);
     expect(await snapshot(root, { includeGit: true })).toEqual(before);
+  });
+
+  it('removes the lines citing the fact from a page, never from a page linked in from outside the vault', async () => {
+    const { root, ids } = await vaultWithFacts();
+    const outside = await tempDir();
+    const line = `- The spare key is under the blue flowerpot [[2026-06-10#^${ids[4]!}]]`;
+    const linked = `# Keys\n\n${line}\n- The car key hangs by the door\n`;
+    await writeFile(path.join(outside, 'Keys.md'), linked);
+    await mkdir(path.join(root, '2_Areas'), { recursive: true });
+    await symlink(path.join(outside, 'Keys.md'), path.join(root, '2_Areas', 'Keys.md'));
+    await writeFile(path.join(root, '2_Areas', 'Home.md'), `# Home\n\n${line}\n- The boiler is serviced in May\n`);
+    await git(root, ['add', '-A']);
+    await git(root, ['commit', '-qm', 'pages']);
+    const result = await runJson<ForgetJson & { pages: { path: string; lines: number }[] }>(['forget', ids[4]!], { cwd: root });
+    expect(result.pages).toEqual([{ path: '2_Areas/Home.md', lines: 1 }]);
+    expect(await readFile(path.join(root, '2_Areas', 'Home.md'), 'utf8')).toBe('# Home\n\n- The boiler is serviced in May\n');
+    expect(await readFile(path.join(outside, 'Keys.md'), 'utf8')).toBe(linked);
   });
 });
 

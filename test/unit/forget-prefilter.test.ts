@@ -60,4 +60,45 @@ describe('mayStateForgotten', () => {
       }
     }
   });
+
+  it('counts the words unit by unit, as the scrub matches: a page spreading them over its units holds none', () => {
+    const spread = '# Ana\n\n- Ana is allergic to cats\n- peanuts are in the pantry\n\n- she carries an epipen on hikes\n';
+    expect(scrubForgotten(spread, stones).removed).toEqual([]);
+    expect(mayStateForgotten(spread, stones)).toBe(false);
+    // Frontmatter values and body lines apart, or a heading over a line: still apart.
+    const apart = '---\nsummary: Ana is allergic\n---\n# peanuts and carries\nan epipen\n';
+    expect(scrubForgotten(apart, stones).removed).toEqual([]);
+    expect(mayStateForgotten(apart, stones)).toBe(false);
+    // The same words in one unit (reflowed over lines, with other lines around it): maybe, and the scrub agrees.
+    const reflowed = '# Ana\n\n- Ana walks the dog\n- Ana is allergic to\n  peanuts and carries an epipen\n\n- chess on Thursdays\n';
+    expect(scrubForgotten(reflowed, stones).removed.length).toBeGreaterThan(0);
+    expect(mayStateForgotten(reflowed, stones)).toBe(true);
+  });
+
+  it('reads a page that is not ASCII as normalizeText folds it (NFKC): no raw-text shortcut misses it', () => {
+    // Full-width letters fold to two of the fact's words; as written the page holds too few of them for a match.
+    const page = '# Notes\n\n- Ana is allergic to \uff50\uff45\uff41\uff4e\uff55\uff54\uff53 and carries an \uff45\uff50\uff49\uff50\uff45\uff4e\n';
+    expect(page.toLowerCase().includes('peanut') || page.toLowerCase().includes('epipen')).toBe(false);
+    expect(scrubForgotten(page, stones).removed.length).toBeGreaterThan(0);
+    expect(mayStateForgotten(page, stones)).toBe(true);
+    const cased = '# ANA\n\n- ANA IS ALLERGIC TO PEANUTS AND CARRIES AN EPIPEN\n';
+    expect(mayStateForgotten(cased, stones)).toBe(true);
+  });
+
+  it('never says no where the scrub changes a page, on pages put together from pieces of the fact (seeded)', () => {
+    const pieces = ['Ana is allergic', 'to peanuts', 'and carries an epipen', 'An epipen she carries', 'peanut', 'walks the dog', 'ANA', 'Epipens, peanuts!'];
+    const starts = ['- ', '  ', '# ', '', '> ', '| ', '1. '];
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+    let changed = 0;
+    for (let page = 0; page < 600; page++) {
+      const lines = next(4) === 0 ? ['---', `summary: ${pieces[next(pieces.length)]}`, `  ${pieces[next(pieces.length)]}`, '---'] : [];
+      for (let n = 2 + next(6); n > 0; n--) lines.push(`${starts[next(starts.length)]}${pieces[next(pieces.length)]} ${next(2) === 0 ? pieces[next(pieces.length)] : ''}`);
+      const text = `${lines.join('\n')}\n`;
+      if (scrubForgotten(text, stones).removed.length === 0) continue;
+      changed++;
+      expect(mayStateForgotten(text, stones), text).toBe(true);
+    }
+    expect(changed).toBeGreaterThan(50);
+  });
 });

@@ -47,6 +47,21 @@ describe('log facts', () => {
     expect(after.kept(A, { size: 100, mtimeMs: 5.5 })).toBe(true);
   });
 
+  it('vouch only for a stamp written as a stat prints it, and find an id hash on its own log’s line', async () => {
+    const root = await tempDir();
+    await writeLogFacts(root, new Map([[A, { size: 100, mtimeMs: 5.5, ...logFactsText(facts) }], [B, { size: 7, mtimeMs: 1, ...logFactsText([facts[1]!]) }]]));
+    const file = path.join(root, LOG_FACTS_DIR, 'ids', '2026-06');
+    // A stamp written by hand another way (the same numbers) vouches for nothing: the log is read instead.
+    await writeFile(file, (await readFile(file, 'latin1')).replace(`${A}\t100\t5.5\t`, `${A}\t0100\t5.50\t`), 'latin1');
+    const ids = new LogFactsReader(root, 'ids');
+    expect(ids.kept(A, { size: 100, mtimeMs: 5.5 })).toBe(false);
+    expect(ids.kept(B, { size: 7, mtimeMs: 1 })).toBe(true);
+    // The hash of a fact of both logs is found on each log's line, never on the other's.
+    expect(ids.mayHoldId(B, idHash('f-aaaaaaaaa2'))).toBe(true);
+    expect(ids.mayHoldId(B, idHash('f-aaaaaaaaa1'))).toBe(false);
+    expect(ids.mayHoldId(A, idHash('f-aaaaaaaaa2'))).toBe(true);
+  });
+
   it('a text made of some of a fact’s words has a mask the fact’s holds', () => {
     const words = 'the spare key is under blue flowerpot alarm code garden hose priya leila nairobi wednesday'.split(' ');
     for (let seed = 1; seed < 200; seed++) {
