@@ -2,6 +2,11 @@
  * The foreground watcher: a page saved in Obsidian or a fact appended becomes searchable within about a
  * second. Changes are debounced into one reindex; since the indexer compares every file with its
  * manifest, editors' atomic saves (write temp, rename) and bursts of changes need no special cases.
+ *
+ * A pass is handed the files changed since the last one when the watcher can vouch it saw every change since that
+ * one began (ChangeLedger): then the indexer stats only those, not the ~5,200 files of a million facts' vault
+ * (issue 31). Otherwise (the first pass, after an error, a folder added or removed, a pass that failed or skipped a
+ * file) the pass stats every file, as the indexer does on its own.
  */
 import path from 'node:path';
 import { watch } from 'chokidar';
@@ -11,8 +16,51 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Index at the latest this long after the first change of a burst. */
   maxWaitMs?: number;
-  onIndexed?: (changed: string[]) => void;
+  /** `result`: what the pass returned. */
+  onIndexed?: (changed: string[], result: unknown) => void;
   onError?: (error: unknown) => void;
+}
+
+/**
+ * Indexes the vault. `changed`: the files that may have changed since the last pass, when the watcher vouches that
+ * no other did (reindex.ts `changed`); undefined when it cannot, and every file must be statted.
+ */
+export type IndexPass = (changed?: readonly string[]) => Promise<unknown>;
+
+/**
+ * Whether the watcher can name every file changed since its last pass began. Not before a first pass has run
+ * while watching (changes before the watch are unknown), nor after the watcher reported an error (an event may be
+ * lost: the inotify queue overflowed, a watch could not be added), nor after a folder was added or removed (its
+ * files' events may be missing or reported as the folder's), nor after a pass that failed or skipped a file (the
+ * manifest may not hold every file as it was statted).
+ */
+export class ChangeLedger {
+  private baseline = false;
+  private missed = false;
+
+  /** An event the watcher cannot account file by file, or an error: the next pass stats every file. */
+  miss(): void {
+    this.missed = true;
+  }
+
+  /** A pass begins with `batch`: what to hand it (undefined: stat every file). Changes from here count for the next. */
+  begin(batch: readonly string[]): readonly string[] | undefined {
+    const vouched = this.baseline && !this.missed;
+    this.baseline = false;
+    this.missed = false;
+    return vouched ? batch : undefined;
+  }
+
+  /** The pass ended; `clean`: it finished and skipped no file, so the next pass may start from it. */
+  end(clean: boolean): void {
+    this.baseline = clean;
+  }
+}
+
+/** True when a pass's result says it finished having read every file it had to (reindex.ts: `files.skipped`). */
+function passClean(result: unknown): boolean {
+  const files = (result as { files?: { skipped?: unknown } } | null | undefined)?.files;
+  return files !== undefined && files.skipped === 0;
 }
 
 export interface VaultWatcher {
@@ -33,7 +81,7 @@ export function isWatched(rel: string): boolean {
   return rel.endsWith('.md');
 }
 
-export function watchVault(root: string, index: () => Promise<unknown>, options: WatchOptions = {}): VaultWatcher {
+export function watchVault(root: string, index: IndexPass, options: WatchOptions = {}): VaultWatcher {
   const debounceMs = options.debounceMs ?? 300;
   const maxWaitMs = options.maxWaitMs ?? 1_000;
   const changed = new Set<string>();
@@ -42,6 +90,7 @@ export function watchVault(root: string, index: () => Promise<unknown>, options:
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  const ledger = new ChangeLedger();
 
   const run = async (): Promise<void> => {
     if (running !== null) {
@@ -50,11 +99,14 @@ export function watchVault(root: string, index: () => Promise<unknown>, options:
     }
     const batch = [...changed];
     changed.clear();
+    const vouched = ledger.begin(batch);
     running = (async () => {
       try {
-        await index();
-        options.onIndexed?.(batch);
+        const result = await index(vouched);
+        ledger.end(passClean(result));
+        options.onIndexed?.(batch, result);
       } catch (error) {
+        ledger.end(false);
         options.onError?.(error);
       }
     })();
@@ -85,8 +137,16 @@ export function watchVault(root: string, index: () => Promise<unknown>, options:
     },
   });
   const onPath = (file: string): void => schedule(path.relative(root, file).split(path.sep).join('/'));
-  watcher.on('add', onPath).on('change', onPath).on('unlink', onPath).on('unlinkDir', onPath);
-  watcher.on('error', (error) => options.onError?.(error));
+  // A folder added or removed (moved in or out, replaced): its files' events may not all come, so the next pass stats all.
+  const onFolder = (file: string): void => {
+    if (!closed) ledger.miss();
+    onPath(file);
+  };
+  watcher.on('add', onPath).on('change', onPath).on('unlink', onPath).on('unlinkDir', onFolder).on('addDir', onFolder);
+  watcher.on('error', (error) => {
+    ledger.miss();
+    options.onError?.(error);
+  });
 
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
