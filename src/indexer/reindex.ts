@@ -514,7 +514,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       files: counts,
       workers,
       rebuilt,
-      statted: known === null ? files.length : known.statted,
+      ...(known === null ? {} : { statted: known.statted }),
       ms: Math.round(performance.now() - started),
     };
     finished = true;

@@ -24,7 +24,7 @@ export interface ReindexResult {
   /** Projection workers this run started beside its own thread (project-pool.ts); 0 when it projected alone. */
   workers: number;
   rebuilt: string | null;
-  /** Files this run statted: all of them, or those a watcher named as changed (reindex.ts `changed`). */
+  /** Files this run statted when a watcher named those changed (reindex.ts `changed`); absent when it statted all. */
   statted?: number;
   ms: number;
 }

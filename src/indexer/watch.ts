@@ -6,10 +6,13 @@
  * A pass is handed the files changed since the last one when the watcher can vouch it saw every change since that
  * one began (ChangeLedger): then the indexer stats only those, not the ~5,200 files of a million facts' vault
  * (issue 31). Otherwise (the first pass, after an error, a folder added or removed, a pass that failed or skipped a
- * file) the pass stats every file, as the indexer does on its own.
+ * file) the pass stats every file, as the indexer does on its own. On Linux the events come from inotify on each
+ * folder (folder-watch.ts), elsewhere from chokidar, which reads a folder again on every event in it.
  */
 import path from 'node:path';
 import { watch } from 'chokidar';
+import { watchable } from './change-watch.js';
+import { FolderWatch } from './folder-watch.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before indexing. */
@@ -92,6 +95,14 @@ export function watchVault(root: string, index: IndexPass, options: WatchOptions
   let closed = false;
   const ledger = new ChangeLedger();
 
+  async function flush(): Promise<void> {
+    if (changed.size > 0 && !closed) {
+      clearTimeout(timer);
+      await run();
+    }
+    while (running !== null) await running;
+  }
+
   const run = async (): Promise<void> => {
     if (running !== null) {
       again = true; // index once more after the current run, for changes made during it
@@ -99,6 +110,7 @@ export function watchVault(root: string, index: IndexPass, options: WatchOptions
     }
     const batch = [...changed];
     changed.clear();
+    if (folders?.linked ?? false) ledger.miss();
     const vouched = ledger.begin(batch);
     running = (async () => {
       try {
@@ -118,14 +130,39 @@ export function watchVault(root: string, index: IndexPass, options: WatchOptions
     }
   };
 
-  const schedule = (rel: string): void => {
-    if (closed || !isWatched(rel)) return;
+  /** `force`: a pass even for a path that is no file the index reads (a folder added or removed). */
+  const schedule = (rel: string, force = false): void => {
+    if (closed || (!force && !isWatched(rel))) return;
     if (changed.size === 0) firstChangeAt = Date.now();
     changed.add(rel);
     clearTimeout(timer);
     const wait = Math.max(0, Math.min(debounceMs, firstChangeAt + maxWaitMs - Date.now()));
     timer = setTimeout(() => void run(), wait);
   };
+
+  // On Linux, inotify on each folder (folder-watch.ts); elsewhere, or on a file system inotify does not see whole, chokidar.
+  const folders = watchable(root)
+    ? new FolderWatch(root, {
+        file: (rel) => schedule(rel),
+        missed: (rel) => {
+          ledger.miss();
+          schedule(rel, true);
+        },
+      })
+    : null;
+  folders?.arm();
+  if (folders !== null) {
+    return {
+      ready: Promise.resolve(),
+      flush,
+      async close() {
+        closed = true;
+        clearTimeout(timer);
+        folders.close();
+        if (running !== null) await running;
+      },
+    };
+  }
 
   const watcher = watch(root, {
     ignoreInitial: true,
@@ -151,13 +188,7 @@ export function watchVault(root: string, index: IndexPass, options: WatchOptions
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     ready,
-    async flush() {
-      if (changed.size > 0 && !closed) {
-        clearTimeout(timer);
-        await run();
-      }
-      while (running !== null) await running;
-    },
+    flush,
     async close() {
       closed = true;
       clearTimeout(timer);

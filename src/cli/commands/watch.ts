@@ -28,6 +28,6 @@ export async function run(opts: { debounce?: number }, globals: GlobalOptions): 
 
 /** What a pass did, for the note: rows written and removed, files statted, its time. */
 function passFigures(result: ReindexResult): string {
-  const statted = result.statted === undefined ? '' : `, ${result.statted} files statted`;
+  const statted = `, ${result.statted ?? 'all'} files statted`;
   return ` (${result.added} written, ${result.removed} removed${statted}, ${result.ms} ms)`;
 }
