@@ -32,6 +32,8 @@ export class FolderWatch {
   constructor(
     private readonly root: string,
     private readonly events: FolderEvents,
+    /** False: the watches do not keep the process alive (a server that ends when its input does). */
+    private readonly persistent = true,
   ) {}
 
   /** Watches every folder not yet watched and drops the watches of folders gone; each folder watched before it is listed. */
@@ -81,7 +83,7 @@ export class FolderWatch {
     const dir = rel === '' ? this.root : path.join(this.root, rel);
     let watcher: FSWatcher;
     try {
-      watcher = watch(dir, { persistent: true }, (_event, name) => this.onEvent(rel, name === null ? null : String(name)));
+      watcher = watch(dir, { persistent: this.persistent }, (_event, name) => this.onEvent(rel, name === null ? null : String(name)));
     } catch {
       this.events.missed(rel);
       return;

@@ -12,7 +12,10 @@
 import path from 'node:path';
 import { watch } from 'chokidar';
 import { watchable } from './change-watch.js';
+import { ChangeLedger, passClean } from './change-ledger.js';
 import { FolderWatch } from './folder-watch.js';
+
+export { ChangeLedger } from './change-ledger.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before indexing. */
@@ -30,41 +33,6 @@ export interface WatchOptions {
  */
 export type IndexPass = (changed?: readonly string[]) => Promise<unknown>;
 
-/**
- * Whether the watcher can name every file changed since its last pass began. Not before a first pass has run
- * while watching (changes before the watch are unknown), nor after the watcher reported an error (an event may be
- * lost: the inotify queue overflowed, a watch could not be added), nor after a folder was added or removed (its
- * files' events may be missing or reported as the folder's), nor after a pass that failed or skipped a file (the
- * manifest may not hold every file as it was statted).
- */
-export class ChangeLedger {
-  private baseline = false;
-  private missed = false;
-
-  /** An event the watcher cannot account file by file, or an error: the next pass stats every file. */
-  miss(): void {
-    this.missed = true;
-  }
-
-  /** A pass begins with `batch`: what to hand it (undefined: stat every file). Changes from here count for the next. */
-  begin(batch: readonly string[]): readonly string[] | undefined {
-    const vouched = this.baseline && !this.missed;
-    this.baseline = false;
-    this.missed = false;
-    return vouched ? batch : undefined;
-  }
-
-  /** The pass ended; `clean`: it finished and skipped no file, so the next pass may start from it. */
-  end(clean: boolean): void {
-    this.baseline = clean;
-  }
-}
-
-/** True when a pass's result says it finished having read every file it had to (reindex.ts: `files.skipped`). */
-function passClean(result: unknown): boolean {
-  const files = (result as { files?: { skipped?: unknown } } | null | undefined)?.files;
-  return files !== undefined && files.skipped === 0;
-}
 
 export interface VaultWatcher {
   /** Resolves once the initial scan is done and changes are being seen. */

@@ -16,6 +16,7 @@ import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { IndexStore as IndexStoreType } from '../indexer/store.js';
 import type { WarmCheck } from '../indexer/fresh.js';
 import type { WarmPasses } from '../indexer/warm-passes.js';
+import type { ChangeTracker } from '../indexer/change-tracker.js';
 import type * as SearchModules from './search-modules.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
@@ -45,6 +46,8 @@ export class Vault {
   /** What index passes keep between them in a process that runs more than one (warm-passes.ts). */
   private passes: WarmPasses | undefined;
   private passCount = 0;
+  /** The files changed since the last pass, in a long-lived process without a watcher (the MCP server). */
+  private tracker: ChangeTracker | null = null;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -214,6 +217,20 @@ export class Vault {
     return this.embedder;
   }
 
+  /**
+   * Keeps a list of the files changed between passes (indexer/change-tracker.ts), so a pass stats only those: for a
+   * process that lives long and has no watcher (the MCP server). Until `stopTracking`; `close` keeps it.
+   */
+  async trackChanges(): Promise<void> {
+    const { ChangeTracker } = await import('../indexer/change-tracker.js');
+    this.tracker ??= ChangeTracker.start(this.root);
+  }
+
+  stopTracking(): void {
+    this.tracker?.close();
+    this.tracker = null;
+  }
+
   /** Releases what searches keep open (the index handle). */
   async close(): Promise<void> {
     const store = this.store;
@@ -243,7 +260,12 @@ export class Vault {
     // From a process's second pass on (the watcher, the daemon, the MCP server), the table and what the passes read
     // stay loaded between them; a command that indexes once keeps nothing.
     if (++this.passCount >= 2) this.passes ??= new WarmPasses();
-    const result = await reindex(this.ctx, { ...options, embedder, ...(this.passes === undefined ? {} : { warm: this.passes }) });
+    const warm = this.passes === undefined ? {} : { warm: this.passes };
+    const tracker = options.changed === undefined ? this.tracker : null;
+    const result =
+      tracker === null
+        ? await reindex(this.ctx, { ...options, embedder, ...warm })
+        : await tracker.pass((changed) => reindex(this.ctx, { ...options, embedder, ...warm, ...(changed === undefined ? {} : { changed }) }));
     this.onReindexed?.();
     return result;
   }

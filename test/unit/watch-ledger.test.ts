@@ -42,4 +42,21 @@ describe('ChangeLedger', () => {
     ledger.end(false);
     expect(ledger.begin(['a.md'])).toBeUndefined();
   });
+
+  it('overlapping passes (a warm Vault, searching): none vouched while another runs, and a base only once all end clean', () => {
+    const ledger = new ChangeLedger();
+    ledger.begin([]);
+    ledger.end(true);
+    expect(ledger.begin(['a.md'])).toEqual(['a.md']); // A
+    expect(ledger.begin(['b.md'])).toBeUndefined(); // B, while A runs
+    ledger.end(true); // B
+    ledger.end(true); // A
+    expect(ledger.begin(['c.md'])).toEqual(['c.md']);
+    ledger.end(true);
+    ledger.begin([]); // A
+    ledger.begin([]); // B
+    ledger.end(false); // B failed: the changes it took are not in the index
+    ledger.end(true); // A
+    expect(ledger.begin(['d.md'])).toBeUndefined();
+  });
 });
