@@ -16,7 +16,6 @@ import { readFileSync } from 'node:fs';
 import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
-import { failpoint } from '../core/failpoint.js';
 import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
@@ -331,10 +330,10 @@ export async function markDirty(root: string): Promise<string> {
 /**
  * Writes the shards that changed, then the summary that names them: a crash between the two leaves a summary
  * whose shards do not match (a rebuild when they are next read). Shards left with no files are deleted, and so
- * is an older version's single rows file. Then the dirty mark goes: the summary names its pass (`summary.pass`), so a
- * crash before it is removed leaves a mark that counts for nothing; one no summary names (a pass that failed before
- * this one rebuilt) is removed with it. Returns the summary's file as written, for a warm process to keep
- * (`summaryText`).
+ * is an older version's single rows file. The caller then removes the dirty mark (`clearDirtyMark`): the summary
+ * names its pass (`summary.pass`), so a crash before that leaves a mark that counts for nothing; one no summary names
+ * (a pass that failed before this one rebuilt) is removed with it. Returns the summary as written, for a warm process
+ * to keep.
  */
 export async function writeManifest(root: string, summary: ManifestSummary, shards: ShardTexts, cache?: ShardCache): Promise<ManifestSummary> {
   const digests = { ...summary.rows };
@@ -351,10 +350,13 @@ export async function writeManifest(root: string, summary: ManifestSummary, shar
   }
   const written: ManifestSummary = { ...summary, dirty: false, rows: digests };
   await writeConfined(root, MANIFEST_FILE, JSON.stringify(written));
-  failpoint('reindex:after-manifest');
-  await rm(await confinedPath(root, DIRTY_FILE), { force: true });
   await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
   return written;
+}
+
+/** Removes the dirty mark, once a manifest that names its pass (or a rebuild's, which names none) is written. */
+export async function clearDirtyMark(root: string): Promise<void> {
+  await rm(await confinedPath(root, DIRTY_FILE), { force: true });
 }
 
 /** Deletes every shard (a rebuild starts from none: a shard a new manifest does not name would never be read). */

@@ -15,7 +15,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readDirtyMark, readManifestSummary, RowShards, shardOf, shardTexts, withDirtyMark, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
+import { clearDirtyMark, clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readDirtyMark, readManifestSummary, RowShards, shardOf, shardTexts, withDirtyMark, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
 import type { WarmPasses } from './warm-passes.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
@@ -490,6 +490,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
     if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder || next.probedIndices !== m.probedIndices) {
       const written = await writeManifest(ctx.root, next, rows ?? allShardTexts(), rebuilt === null ? warm?.shards : undefined);
+      failpoint('reindex:after-manifest');
+      await clearDirtyMark(ctx.root);
       warm?.keepSummary(ctx.root, written);
     }
     for (const rel of Object.keys(m.files)) if (!wanted.has(rel) && sourceKind(rel) === 'log') changedLogFacts.set(rel, null);
