@@ -30,7 +30,7 @@ export async function startWarm(vault: () => Vault, hooks: WarmHooks): Promise<W
   // Rows a watcher pass writes are searched flat until a compaction folds them into the full-text index:
   // once the vault is quiet, do it, so queries stay as fast as on a fresh build (docs/benchmarks.md).
   const fold = new IdleFold(vault, hooks.onIndexError);
-  const watcher = watchVault(root, () => vault().reindex(), {
+  const watcher = watchVault(root, (changed) => vault().reindex(changed === undefined ? {} : { changed }), {
     onIndexed: (changed) => {
       fold.poke();
       hooks.onIndexed?.(changed);

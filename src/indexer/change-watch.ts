@@ -33,7 +33,7 @@ const SKIPPED_DIR = 'node_modules';
 const LOGS_DIR = 'logs';
 const STATE_DIR = '.vaultkeeper';
 /** The files in .vaultkeeper/ the check reads; the rest (recall.jsonl a search appends to, locks, caches) are not. */
-const STATE_FILES = new Set(['index-manifest.json', 'tombstones.jsonl']);
+const STATE_FILES = new Set(['index-manifest.json', 'index-dirty', 'tombstones.jsonl']);
 
 /** True when inotify reports every change to files under `dir` made on this machine. */
 export function watchable(dir: string): boolean {

@@ -4,7 +4,7 @@
  */
 import { failpoint } from '../core/failpoint.js';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
@@ -15,7 +15,8 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readManifestSummary, RowShards, shardOf, shardTexts, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
+import { clearDirtyMark, clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readDirtyMark, readManifestSummary, RowShards, shardOf, shardTexts, withDirtyMark, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
+import type { WarmPasses } from './warm-passes.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
 import type { PreparedPage } from './projection.js';
@@ -71,11 +72,21 @@ export interface ReindexOptions {
    * and no embedder, none otherwise; VAULTKEEPER_INDEX_WORKERS or this sets the number (0: none) for tests and measuring.
    */
   workers?: number;
+  /**
+   * The files (vault-relative) that may have changed since the last pass, from a watcher that saw every change since
+   * that pass began (watch.ts: no error, no folder added or removed) and that pass skipped no file: only these, and
+   * files the manifest does not know, are statted; every other file is taken to be as the manifest recorded it. At a
+   * million facts statting the ~5,200 files cost a pass 90-140 ms (issue 31). Unset: every file is statted.
+   */
+  changed?: readonly string[];
+  /** What a warm process keeps between its passes (warm-passes.ts): the table, the row-hash shards, the summary. */
+  warm?: WarmPasses;
 }
 
 export type { FileCounts, ReindexResult } from './result.js';
 export { indexUri } from './location.js';
 export { vaultFiles } from './fresh.js';
+export { WarmPasses } from './warm-passes.js';
 
 /**
  * Empties the index before a rebuild. A local index is a projection kept under .vaultkeeper/ (DESIGN §6):
@@ -136,16 +147,24 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
   // A rebuild projects every file: the parser's modules (markdown-it, js-yaml: ~60-100 ms) load while the index
   // is cleared and the files are listed, statted and read, not after.
   let loading = options.clear ? loadChunks(true) : null;
-  if (options.clear) await clearIndex(ctx, uri);
-  let store = await openStore(ctx, uri, dimensions);
+  const warm = options.warm;
+  if (options.clear) {
+    warm?.reset();
+    await clearIndex(ctx, uri);
+  }
+  let store = warm?.takeStore(uri, dimensions) ?? (await openStore(ctx, uri, dimensions));
+  let finished = false;
   try {
     // The summary only: a file's row hashes are read, a shard at a time, when the file is projected again.
-    let manifest = options.clear ? null : await readManifestSummary(ctx.root);
+    let manifest = options.clear ? null : await readSummary(ctx.root, warm);
     // The index files as they are before this pass: the full-text matches of the probe read them, unless they are
     // as the last full probe left them (rows added or deleted since leave them so; a compaction rewrites them).
     const indices = options.verify && !isRemote(uri) ? await indexFingerprint(indexFilesFolder(uri)) : undefined;
     const probed = indices !== undefined && manifest?.probedIndices === indices;
-    const reason = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, probed, uri, model, dimensions, root: ctx.root });
+    // The table's folder as the pass that wrote the manifest left it (every file's name, size and mtime): its rows
+    // and vectors are those that pass wrote, so a pass that does not verify need not read the table to know it.
+    const asLeft = !(options.verify ?? false) && !isRemote(uri) && manifest?.indexFiles !== undefined && manifest.indexFiles === (await indexFingerprint(uri));
+    const reason = await rebuildReason(store, manifest, { clear: options.clear ?? false, verify: options.verify ?? false, probed, asLeft, uri, model, dimensions, root: ctx.root });
     const rebuilt = reason === 'requested' && because !== undefined ? because : reason;
     if (rebuilt !== null) {
       if (reason !== 'requested' && reason !== 'new index') note(`rebuilding the index: ${rebuilt}`);
@@ -155,12 +174,14 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         store = await openStore(ctx, uri, dimensions);
       }
       failpoint('reindex:after-clear');
+      warm?.reset();
       await clearShards(ctx.root);
       manifest = emptyManifest(uri, model, dimensions);
       loading ??= loadChunks(true);
     }
     const m = manifest!;
-    const shards = new RowShards(ctx.root, m.rows);
+    // A rebuild keeps no shard for later: it would hold every shard of the vault (~200 MB at a million facts).
+    const shards = new RowShards(ctx.root, m.rows, rebuilt === null ? warm?.shards : undefined);
 
     const journal = await readJournal(ctx.root);
     const tombstones = await readTombstones(ctx.root);
@@ -172,8 +193,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const pages = all.filter((rel) => sourceKind(rel) !== 'log');
     const logs = all.filter((rel) => sourceKind(rel) === 'log');
     const files = [...pages, ...logs];
+    // A watcher's list of what changed (`changed`): only those files are statted.
+    const known = options.changed === undefined || rebuilt !== null ? null : statChanged(ctx.root, files, m, options.changed);
     // Stat every file at once: the common case is that nothing changed, and then this is the whole pass.
-    const stats = await statAll(ctx.root, files);
+    const stats = known ?? (await statAll(ctx.root, files));
     // New tombstones re-project the files they may change (tombstone-touch.ts); other changes to them, every file.
     const touchedByNew =
       tomb.added === 'all' || rebuilt !== null ? null : touchedByTombstones(ctx.root, logs, pages, tomb.added, stats.slice(pages.length));
@@ -223,7 +246,13 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     // A new table is written in parts while the rest is projected (table-parts.ts), without an embedder (which must
     // see every row first): a rebuild holds a part's rows at a time, not the table's.
     const newTable = !store.exists;
-    const parts = newTable && embedder === null ? new TableParts(store, partRowsFromEnv(), () => markDirty(ctx.root, m)) : null;
+    /** The id of the dirty mark this pass wrote before changing the table, for the manifest written after to name. */
+    let pass: string | undefined;
+    const markTable = async (): Promise<void> => {
+      pass = await markDirty(ctx.root);
+      failpoint('reindex:after-dirty');
+    };
+    const parts = newTable && embedder === null ? new TableParts(store, partRowsFromEnv(), markTable) : null;
     // The page parser (markdown-it) loads only when some file must be projected (a rebuild started loading it above).
     let chunks: typeof Chunks | null = null;
     let local: Chunks.ChunkProjector | null = null;
@@ -389,7 +418,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const wrote = toDelete.length > 0 || adding > 0;
     let rows: ShardTexts | undefined;
     if (wrote) {
-      if (!(parts?.started ?? false)) await markDirty(ctx.root, m);
+      if (!(parts?.started ?? false)) await markTable();
       options.onProgress?.({ phase: 'write', done: 0, total: adding });
       try {
         await store.deleteKeys(toDelete);
@@ -445,6 +474,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     hashRows(); // when nothing was written (new files without rows)
     failpoint('reindex:before-manifest');
     next.dirty = false;
+    if (pass !== undefined) next.pass = pass;
     // The folder as this pass leaves it: the next freshness check skips the table when it is unchanged.
     // Full-probe verified only when this pass probed every index and wrote nothing after.
     const folder = isRemote(uri) ? undefined : await indexFingerprint(uri);
@@ -459,7 +489,10 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const sameFolder = folder === m.indexFiles && verified === (m.verified ?? false);
     const sameTombstones = tomb.count === m.tombstones.count && tomb.digest === m.tombstones.digest;
     if (touched || rebuilt !== null || inputs !== m.inputs || !sameTombstones || citedDigest !== m.cited || m.dirty || !sameFolder || next.probedIndices !== m.probedIndices) {
-      await writeManifest(ctx.root, next, rows ?? allShardTexts());
+      const written = await writeManifest(ctx.root, next, rows ?? allShardTexts(), rebuilt === null ? warm?.shards : undefined);
+      failpoint('reindex:after-manifest');
+      await clearDirtyMark(ctx.root);
+      warm?.keepSummary(ctx.root, written);
     }
     for (const rel of Object.keys(m.files)) if (!wanted.has(rel) && sourceKind(rel) === 'log') changedLogFacts.set(rel, null);
     // After the manifest: a log's kept facts vouch for it only while it has the size and mtime they name.
@@ -471,7 +504,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       byKind.page += entry.pages;
       byKind.core += entry.core;
     }
-    return {
+    const result: ReindexResult = {
       rows: manifestRowCount(next),
       facts: byKind.fact,
       pages: byKind.page,
@@ -483,11 +516,54 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       files: counts,
       workers,
       rebuilt,
+      ...(known === null ? {} : { statted: known.statted }),
       ms: Math.round(performance.now() - started),
     };
+    finished = true;
+    return result;
   } finally {
-    store.close();
+    if (warm !== undefined && finished) warm.keepStore(store, uri, dimensions);
+    else {
+      warm?.reset();
+      store.close();
+    }
   }
+}
+
+/** The manifest's summary: the one this process last wrote when its file is still that one (warm-passes.ts), else read. */
+async function readSummary(root: string, warm: WarmPasses | undefined): Promise<ManifestSummary | null> {
+  const held = warm?.summaryOf(root);
+  if (held === undefined || held === null) return readManifestSummary(root);
+  return withDirtyMark(held, await readDirtyMark(root));
+}
+
+/**
+ * The stats of a pass a watcher vouched for (`ReindexOptions.changed`): the named files and any the manifest does
+ * not know are statted, the others are as the manifest recorded them. `statted`: how many were.
+ */
+function statChanged(
+  root: string,
+  files: readonly string[],
+  manifest: ManifestSummary,
+  changed: readonly string[],
+): Array<{ size: number; mtimeMs: number } | null> & { statted: number } {
+  const named = new Set(changed);
+  const out = Object.assign([] as Array<{ size: number; mtimeMs: number } | null>, { statted: 0 });
+  for (const rel of files) {
+    const entry = manifest.files[rel];
+    if (entry !== undefined && !named.has(rel)) {
+      out.push({ size: entry.size, mtimeMs: entry.mtimeMs });
+      continue;
+    }
+    out.statted++;
+    try {
+      const s = statSync(`${root}${path.sep}${rel}`, { throwIfNoEntry: false });
+      out.push(s === undefined ? null : { size: s.size, mtimeMs: s.mtimeMs });
+    } catch {
+      out.push(null);
+    }
+  }
+  return out;
 }
 
 /**
@@ -557,7 +633,8 @@ class ShardSeal {
     }
     if (done.size === 0) return;
     const files = Object.fromEntries([...done].filter(([, rows]) => rows !== null).map(([rel]) => [rel, true]));
-    for (const [name, text] of shardTexts(this.shards, files, done, readings)) sealed.set(name, text);
+    // As text only: the shards' objects of a rebuild are not held to its end.
+    for (const [name, text] of shardTexts(this.shards, files, done, readings)) sealed.set(name, text === null ? null : { text: text.text, digest: text.digest });
     for (const rel of done.keys()) {
       changed.delete(rel);
       readings.delete(rel);
@@ -606,7 +683,7 @@ function rowTotal(entry: FileSummary): number {
 async function rebuildReason(
   store: IndexStore,
   manifest: ManifestSummary | null,
-  want: { clear: boolean; verify: boolean; probed: boolean; uri: string; model: string; dimensions: number | null; root: string },
+  want: { clear: boolean; verify: boolean; probed: boolean; asLeft: boolean; uri: string; model: string; dimensions: number | null; root: string },
 ): Promise<string | null> {
   if (want.clear) return 'requested';
   if (manifest === null && !store.exists) return 'new index';
@@ -618,6 +695,7 @@ async function rebuildReason(
   }
   const expected = manifestRowCount(manifest);
   if (!store.exists) return expected === 0 ? null : 'the index is missing';
+  if (want.asLeft) return null;
   try {
     const dims = await store.tableDimensions();
     if (dims !== want.dimensions) return `the index holds ${dims ?? 'no'}-dimension vectors, the embedder makes ${want.dimensions ?? 'none'}`;

@@ -24,5 +24,7 @@ export interface ReindexResult {
   /** Projection workers this run started beside its own thread (project-pool.ts); 0 when it projected alone. */
   workers: number;
   rebuilt: string | null;
+  /** Files this run statted when a watcher named those changed (reindex.ts `changed`); absent when it statted all. */
+  statted?: number;
   ms: number;
 }

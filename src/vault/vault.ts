@@ -15,6 +15,8 @@ import type { ReindexOptions, ReindexResult } from '../indexer/reindex.js';
 import type { SearchOptions, SearchResult } from '../indexer/search.js';
 import type { IndexStore as IndexStoreType } from '../indexer/store.js';
 import type { WarmCheck } from '../indexer/fresh.js';
+import type { WarmPasses } from '../indexer/warm-passes.js';
+import type { ChangeTracker } from '../indexer/change-tracker.js';
 import type * as SearchModules from './search-modules.js';
 import type { DreamOptions, DreamResult } from '../dream/runner.js';
 import type { UndoResult } from '../dream/undo.js';
@@ -41,6 +43,11 @@ export class Vault {
   private modules: Promise<typeof SearchModules> | undefined;
   /** What the freshness checks keep between searches of a warm process (fresh.ts). */
   private warm: WarmCheck | undefined;
+  /** What index passes keep between them in a process that runs more than one (warm-passes.ts). */
+  private passes: WarmPasses | undefined;
+  private passCount = 0;
+  /** The files changed since the last pass, in a long-lived process without a watcher (the MCP server). */
+  private tracker: ChangeTracker | null = null;
 
   constructor(readonly ctx: VaultContext) {}
 
@@ -210,19 +217,36 @@ export class Vault {
     return this.embedder;
   }
 
+  /**
+   * Keeps a list of the files changed between passes (indexer/change-tracker.ts), so a pass stats only those: for a
+   * process that lives long and has no watcher (the MCP server). Until `stopTracking`; `close` keeps it.
+   */
+  async trackChanges(): Promise<void> {
+    const { ChangeTracker } = await import('../indexer/change-tracker.js');
+    this.tracker ??= ChangeTracker.start(this.root);
+  }
+
+  stopTracking(): void {
+    this.tracker?.close();
+    this.tracker = null;
+  }
+
   /** Releases what searches keep open (the index handle). */
   async close(): Promise<void> {
     const store = this.store;
     this.store = undefined;
     this.warm?.close();
     this.warm = undefined;
+    this.passes?.close();
+    this.passes = undefined;
     (await store?.catch(() => null))?.close();
   }
 
   async reindex(options: VaultReindexOptions = {}): Promise<ReindexResult> {
     const embedder = await this.loadEmbedder(options.onNote);
-    // A fold-in is asked for when nothing changed since the last pass: it goes past the check to the table.
-    if (!(options.clear ?? false) && !(options.foldIn ?? false)) {
+    // A fold-in is asked for when nothing changed since the last pass: it goes past the check to the table. A
+    // watcher that names the files changed (watch.ts) goes there too: it knows some did.
+    if (!(options.clear ?? false) && !(options.foldIn ?? false) && !(options.changed !== undefined && options.changed.length > 0)) {
       // Nothing changed (the common case before a search): answered without the lock, LanceDB or the parser.
       const { unchangedIndex, WarmCheck } = await import('../indexer/fresh.js');
       this.warm ??= new WarmCheck();
@@ -232,8 +256,16 @@ export class Vault {
         return same;
       }
     }
-    const { reindex } = await import('../indexer/reindex.js');
-    const result = await reindex(this.ctx, { ...options, embedder });
+    const { reindex, WarmPasses } = await import('../indexer/reindex.js');
+    // From a process's second pass on (the watcher, the daemon, the MCP server), the table and what the passes read
+    // stay loaded between them; a command that indexes once keeps nothing.
+    if (++this.passCount >= 2) this.passes ??= new WarmPasses();
+    const warm = this.passes === undefined ? {} : { warm: this.passes };
+    const tracker = options.changed === undefined ? this.tracker : null;
+    const result =
+      tracker === null
+        ? await reindex(this.ctx, { ...options, embedder, ...warm })
+        : await tracker.pass((changed) => reindex(this.ctx, { ...options, embedder, ...warm, ...(changed === undefined ? {} : { changed }) }));
     this.onReindexed?.();
     return result;
   }

@@ -47,6 +47,8 @@ export async function run(globals: GlobalOptions, opts: McpOptions = {}): Promis
   // quiet, and those written before it started too (vault/idle-fold.ts), in each vault it opens.
   const open = async (root: string): Promise<Vault> => {
     const vault = await openVault({ vault: root });
+    // The files changed between its searches' passes, so a pass after a `remember` stats those, not the vault's.
+    await vault.trackChanges();
     const fold = new IdleFold(() => vault, (error) => log(`folding new rows into the full-text index of ${root} failed: ${errorMessage(error)}`), undefined, foldInChild);
     vault.onReindexed = () => fold.poke();
     fold.poke();

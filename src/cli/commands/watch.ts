@@ -1,6 +1,7 @@
 import { watchVault } from '../../indexer/watch.js';
 import { errorMessage } from '../../core/errors.js';
 import { openVault } from '../../vault/vault.js';
+import type { ReindexResult } from '../../indexer/result.js';
 import type { GlobalOptions } from '../options.js';
 import { note } from '../output.js';
 
@@ -8,9 +9,9 @@ export async function run(opts: { debounce?: number }, globals: GlobalOptions): 
   const vault = await openVault({ vault: globals.vault });
   const onNote = (message: string): void => note(`vaultkeeper: ${message}`);
   const first = await vault.reindex({ onNote, verify: true });
-  const watcher = watchVault(vault.root, () => vault.reindex({ onNote }), {
+  const watcher = watchVault(vault.root, (changed) => vault.reindex({ onNote, ...(changed === undefined ? {} : { changed }) }), {
     ...(opts.debounce === undefined ? {} : { debounceMs: opts.debounce }),
-    onIndexed: (changed) => note(`indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}`),
+    onIndexed: (changed, result) => note(`indexed ${changed.length === 1 ? changed[0] : `${changed.length} changes`}${passFigures(result as ReindexResult)}`),
     onError: (error) => note(`vaultkeeper: indexing failed: ${errorMessage(error)}`),
   });
   await watcher.ready;
@@ -23,4 +24,10 @@ export async function run(opts: { debounce?: number }, globals: GlobalOptions): 
     };
     process.on('SIGINT', stop).on('SIGTERM', stop);
   });
+}
+
+/** What a pass did, for the note: rows written and removed, files statted, its time. */
+function passFigures(result: ReindexResult): string {
+  const statted = `, ${result.statted ?? 'all'} files statted`;
+  return ` (${result.added} written, ${result.removed} removed${statted}, ${result.ms} ms)`;
 }
