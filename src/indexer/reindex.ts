@@ -463,13 +463,21 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     }
     if (options.foldIn && next.writes > 0) {
       try {
-        if ((await store.unindexedRows()) > 0) await store.optimize();
+        // A large table's fold rewrites it whole (FOLD_LATER_ROWS): an idle fold after every write kept a warm server
+        // at 1M compacting 10 s under the index lock after each `remember`. It folds such a table once a fold is due.
+        if ((await store.count()) < foldLaterRows()) {
+          if ((await store.unindexedRows()) > 0) await store.optimize();
+          // Folded, or nothing to fold: either way the next idle fold has nothing to do (vault/idle-fold.ts reads this).
+          next.writes = 0;
+          touched = true;
+        } else if (await maintenanceDue(store, next.writes, false)) {
+          await store.optimize();
+          next.writes = 0;
+          touched = true;
+        }
       } catch (error) {
         throw indexError('be compacted', error);
       }
-      // Folded, or nothing to fold: either way the next idle fold has nothing to do (vault/idle-fold.ts reads this).
-      next.writes = 0;
-      touched = true;
     }
     hashRows(); // when nothing was written (new files without rows)
     failpoint('reindex:before-manifest');
@@ -728,10 +736,12 @@ export const FOLD_IN_ROWS = 50;
  * writes and a rebuild at scale"), so twice the bound keeps a search within the scaling table's figures.
  */
 export const FOLD_LATER_ROWS = 200_000;
+/** Writes since the last compaction that make a fold due (each leaves a fragment at most). */
+export const FOLD_WRITES = 50;
 export const FOLD_LATER_FACTOR = 2;
 
 /** FOLD_LATER_ROWS, or VAULTKEEPER_FOLD_LATER_ROWS for tests (a table of a few hundred rows) and measuring. */
-function foldLaterRows(): number {
+export function foldLaterRows(): number {
   const value = process.env.VAULTKEEPER_FOLD_LATER_ROWS;
   return value !== undefined && /^[1-9]\d*$/.test(value) ? Number(value) : FOLD_LATER_ROWS;
 }
@@ -745,7 +755,7 @@ function foldLaterRows(): number {
 async function maintenanceDue(store: IndexStore, writes: number, waited: boolean): Promise<boolean> {
   const rows = await store.count();
   const factor = waited && rows >= foldLaterRows() ? FOLD_LATER_FACTOR : 1;
-  if (writes >= 50 * factor) return true;
+  if (writes >= FOLD_WRITES * factor) return true;
   if (store.dimensions !== null && rows >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
   // A small table is folded sooner: a compaction costs little there, and flat rows would be most of it.
   const unindexed = await store.unindexedRows();

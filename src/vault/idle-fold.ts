@@ -6,7 +6,8 @@
  * process that would otherwise search them flat for hours does it when nobody waits.
  */
 import { VaultkeeperError } from '../core/errors.js';
-import { readManifestSummary } from '../indexer/manifest.js';
+import { readManifestSummary, rowCounts } from '../indexer/manifest.js';
+import { FOLD_WRITES, foldLaterRows } from '../indexer/reindex.js';
 import type { Vault } from './vault.js';
 
 /** How long the vault must be quiet after the last `poke` (docs/ARCHITECTURE.md). */
@@ -48,7 +49,12 @@ export class IdleFold {
     const vault = this.vault();
     try {
       // The manifest counts writes since the last compaction: none, nothing to fold (and no pass over the files).
-      if (((await readManifestSummary(vault.root))?.writes ?? 0) === 0) return;
+      const m = await readManifestSummary(vault.root);
+      if (m === null || m.writes === 0) return;
+      // A large table is folded only once a fold is due (indexer/reindex.ts, FOLD_LATER_ROWS: each fold rewrites it
+      // whole); below the bound of writes one most often is not, and flat rows past twice the bound the next pass folds.
+      const { facts, pages, core } = rowCounts(m);
+      if (facts + pages + core >= foldLaterRows() && m.writes < FOLD_WRITES) return;
       await this.foldIn(vault);
     } catch (error) {
       // Another indexer at work is no failure: the next poke asks again.

@@ -64,4 +64,32 @@ describe('folding new rows into a large table', () => {
     await search(root, {});
     expect(await unindexedRows(root)).toBe(0);
   }, 120_000);
+
+  it("an idle fold (`reindex --fold-in`) leaves a large table's few new rows flat and folds them once a fold is due", async () => {
+    const large = { VAULTKEEPER_FOLD_LATER_ROWS: '100' };
+    const root = await initVault(await tempDir());
+    await addPage(root, 1, 200);
+    expect((await runCli(['reindex', '--json'], { cwd: root, env: large })).code).toBe(0);
+
+    // One small write: a fold would rewrite the whole table for a few rows, so the idle fold leaves them.
+    await addPage(root, 2, 5);
+    await search(root, large);
+    expect(await unindexedRows(root)).toBe(5);
+    expect((await runCli(['reindex', '--fold-in'], { cwd: root, env: large })).code).toBe(0);
+    expect(await unindexedRows(root)).toBe(5);
+
+    // FOLD_IN_ROWS flat rows make a fold due: the idle fold folds them (a search's pass would wait for twice that).
+    await addPage(root, 3, FOLD_IN_ROWS);
+    await search(root, large);
+    expect(await unindexedRows(root)).toBe(FOLD_IN_ROWS + 5);
+    expect((await runCli(['reindex', '--fold-in'], { cwd: root, env: large })).code).toBe(0);
+    expect(await unindexedRows(root)).toBe(0);
+
+    // A small table: the idle fold folds whatever is flat.
+    await addPage(root, 4, 5);
+    await search(root, {});
+    expect(await unindexedRows(root)).toBe(5);
+    expect((await runCli(['reindex', '--fold-in'], { cwd: root, env: {} })).code).toBe(0);
+    expect(await unindexedRows(root)).toBe(0);
+  }, 120_000);
 });
