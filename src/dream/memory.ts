@@ -173,9 +173,9 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
     const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
-    const durable = durableLines(page, facts, options.today);
+    const { durable, topical: ofNotes } = pageItems(page, facts, options.today);
     // A record page (records.ts, `type: record`) cites small talk: never core memory.
-    const topical = archived || page.frontmatter.type === 'record' ? [] : topicalLines(page, new Set(durable.map((d) => d.line)));
+    const topical = archived || page.frontmatter.type === 'record' ? [] : ofNotes;
     for (const { kind, line, ids, due } of [...durable, ...topical]) {
       // A forgotten line is gone from core memory even before anything removes it from its page.
       if ((archived && kind !== 'health') || isForgottenLine(line, tombstones)) continue;
@@ -216,6 +216,34 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   if (recalled.length > 0) lines.push('## Often recalled', '', ...recalled, '');
   if (kept.size < ranked.length) lines.push(leftOut(ranked.filter((i) => !kept.has(i)), all));
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * A page's durable and topical lines, kept per parse (the page memo hands the same parse for the same bytes): each
+ * run renders MEMORY.md from every page of the vault, most unchanged since the last run (issue 31). Kept only while
+ * the day and what the logs say of the facts the page cites (category, tags) are as they were.
+ */
+const itemsOf = new WeakMap<ParsedPage, { today: string; facts: string; durable: DurableLine[]; topical: ReturnType<typeof topicalLines> }>();
+
+function pageItems(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>, today: string): { durable: DurableLine[]; topical: ReturnType<typeof topicalLines> } {
+  const kept = itemsOf.get(page);
+  if (kept !== undefined && kept.today === today && kept.facts === citedFactsKey(page, facts)) return kept;
+  const durable = durableLines(page, facts, today);
+  const items = { today, facts: citedFactsKey(page, facts), durable, topical: topicalLines(page, new Set(durable.map((d) => d.line))) };
+  itemsOf.set(page, items);
+  return items;
+}
+
+/** What the logs say of every fact the page cites, as one string: the kinds of its lines depend on it. */
+function citedFactsKey(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>): string {
+  let key = '';
+  for (const chunk of page.chunks) {
+    for (const id of citedIds(chunk.text)) {
+      const fact = facts.get(id);
+      key += fact === undefined ? `${id}\u0000` : `${id}\u0001${fact.category}\u0001${fact.tags.join('\u0002')}\u0000`;
+    }
+  }
+  return key;
 }
 
 /**
