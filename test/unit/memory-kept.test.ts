@@ -51,10 +51,10 @@ describe('MEMORY.md from pages kept per parse', () => {
     expect(later).not.toContain('sends the report');
     expect(later).toContain('- Ana likes the window seat — [[Ana]]');
 
-    // The same page, the log now says the seat is a plain fact: not durable, so not under Preferences.
+    // The same page and day, the log now says the seat is a plain fact: not durable, so not under Preferences.
     await writeFile(path.join(root, LOG), log('fact'));
-    const plain = await render('2026-06-05');
+    const plain = await render('2026-06-20');
     expect(plain).not.toContain('## Preferences');
-    expect(plain).toContain('sends the report');
+    expect(plain).not.toContain('sends the report');
   });
 });
