@@ -124,6 +124,26 @@ export async function placedIds(root: string): Promise<Set<string>> {
   return placed;
 }
 
+/**
+ * placedIds and citedIds in one walk of the pages (a run asks both of the same tree, with only checks between):
+ * `placed` leaves out 0_Inbox/, `cited` holds it; both leave out generated pages.
+ */
+export async function placedAndCitedIds(root: string): Promise<{ placed: Set<string>; cited: Set<string> }> {
+  const placed = new Set<string>();
+  const cited = new Set<string>();
+  for (const rel of await listWikiPages(root)) {
+    if (isGeneratedPage(rel)) continue;
+    const inbox = rel.startsWith(INBOX_DIR);
+    for (const chunk of parsePageMemo(rel, pageBytes(root, rel)).chunks) {
+      for (const id of chunk.citations) {
+        cited.add(id);
+        if (!inbox) placed.add(id);
+      }
+    }
+  }
+  return { placed, cited };
+}
+
 /** Every changed page must parse: frontmatter and markdown. */
 export async function pagesParse(root: string, pages: PageChanges): Promise<CheckFailure | null> {
   for (const rel of [...pages.created, ...pages.updated, ...pages.archived.map((a) => a.to)]) {

@@ -123,8 +123,47 @@ export interface StatedItem {
   body: string;
 }
 
-/** The page's statements about its subject, in page order (what the lead and the summaries read). */
+/**
+ * The statements of pages no rule changed in this run, by the text they were read from (a page's lines are a function
+ * of it): a hub's lead and its summary read every part of the hub on each run that changes the hub, and most parts
+ * are as the last run left them (issue 31). Two generations, so a late run keeps what the last ones read.
+ */
+class ByText<T> {
+  private newer = new Map<string, T>();
+  private older = new Map<string, T>();
+
+  constructor(private readonly generation: number) {}
+
+  get(text: string): T | undefined {
+    const found = this.newer.get(text) ?? this.older.get(text);
+    if (found !== undefined && !this.newer.has(text)) this.set(text, found);
+    return found;
+  }
+
+  set(text: string, value: T): void {
+    if (this.newer.size >= this.generation) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(text, value);
+  }
+}
+
+const PAGES_GENERATION = 20_000;
+const itemsOfText = new ByText<StatedItem[]>(PAGES_GENERATION);
+const statementsOfText = new ByText<Stated[]>(PAGES_GENERATION);
+
+/** The page's statements about its subject, in page order (what the lead and the summaries read). Callers must not change them. */
 export function statedItems(page: Page): StatedItem[] {
+  const unchanged = !page.changed();
+  const kept = unchanged ? itemsOfText.get(page.original) : undefined;
+  if (kept !== undefined) return kept;
+  const out = readStatedItems(page);
+  if (unchanged) itemsOfText.set(page.original, out);
+  return out;
+}
+
+function readStatedItems(page: Page): StatedItem[] {
   const out: StatedItem[] = [];
   const code = page.codeLines();
   const sections = page.sections();
@@ -145,6 +184,15 @@ let olderLines = new Map<string, Stated | null>();
 const LINES_GENERATION = 100_000;
 
 function statementsOf(page: Page): Stated[] {
+  const unchanged = !page.changed();
+  const kept = unchanged ? statementsOfText.get(page.original) : undefined;
+  if (kept !== undefined) return kept;
+  const out = readStatements(page);
+  if (unchanged) statementsOfText.set(page.original, out);
+  return out;
+}
+
+function readStatements(page: Page): Stated[] {
   const out: Stated[] = [];
   for (const { line, cites, body: raw } of statedItems(page)) {
     let stated = readLines.get(line);

@@ -144,13 +144,14 @@ export async function writeMemory(root: string, vaultRoot: string, run: string, 
  * The durable statements of a page, in page order: list items (not tasks) outside History, Conflicts, Mentions,
  * Related, Parts and Past commitments, of a durable kind, and for a commitment not yet past due.
  */
-export function durableLines(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>, today: string): DurableLine[] {
+export function durableLines(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>, today: string, used?: string[]): DurableLine[] {
   const out: DurableLine[] = [];
   for (const chunk of page.chunks) {
     if (chunk.headingPath.some((h) => NOT_CURRENT.has(h))) continue;
     for (const line of chunk.text.split('\n')) {
       if (!/^- (?!\[[ xX]\] )\S/.test(line)) continue;
       const ids = citedIds(line);
+      used?.push(...ids);
       const kind = kindOf(line, chunk.headingPath, ids.map((id) => facts.get(id)).filter((f) => f !== undefined));
       if (kind === null) continue;
       const due = dueOf(line);
@@ -173,9 +174,9 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
     if (rel.startsWith(INBOX_DIR) || isGeneratedPage(rel)) continue;
     // An archived page is no longer current, but an allergy on it stays true the day its person comes back.
     const archived = rel.startsWith(ARCHIVE_DIR) || page.frontmatter.status?.toLowerCase() === 'archived';
-    const durable = durableLines(page, facts, options.today);
+    const { durable, topical: ofNotes } = pageItems(page, facts, options.today);
     // A record page (records.ts, `type: record`) cites small talk: never core memory.
-    const topical = archived || page.frontmatter.type === 'record' ? [] : topicalLines(page, new Set(durable.map((d) => d.line)));
+    const topical = archived || page.frontmatter.type === 'record' ? [] : ofNotes;
     for (const { kind, line, ids, due } of [...durable, ...topical]) {
       // A forgotten line is gone from core memory even before anything removes it from its page.
       if ((archived && kind !== 'health') || isForgottenLine(line, tombstones)) continue;
@@ -216,6 +217,34 @@ export async function renderMemory(root: string, vaultRoot: string, run: string,
   if (recalled.length > 0) lines.push('## Often recalled', '', ...recalled, '');
   if (kept.size < ranked.length) lines.push(leftOut(ranked.filter((i) => !kept.has(i)), all));
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * A page's durable and topical lines, kept per parse (the page memo hands the same parse for the same bytes): each
+ * run renders MEMORY.md from every page of the vault, most unchanged since the last run (issue 31). Kept only while
+ * the day and what the logs say of the facts its list items cite (category, tags) are as they were (topical lines
+ * read only the text).
+ */
+const itemsOf = new WeakMap<ParsedPage, { today: string; used: string[]; facts: string; durable: DurableLine[]; topical: ReturnType<typeof topicalLines> }>();
+
+function pageItems(page: ParsedPage, facts: ReadonlyMap<string, FactInfo>, today: string): { durable: DurableLine[]; topical: ReturnType<typeof topicalLines> } {
+  const kept = itemsOf.get(page);
+  if (kept !== undefined && kept.today === today && kept.facts === factsKey(kept.used, facts)) return kept;
+  const used: string[] = [];
+  const durable = durableLines(page, facts, today, used);
+  const items = { today, used, facts: factsKey(used, facts), durable, topical: topicalLines(page, new Set(durable.map((d) => d.line))) };
+  itemsOf.set(page, items);
+  return items;
+}
+
+/** What the logs say of the facts a page's durable lines were judged by (category, tags), as one string. */
+function factsKey(ids: readonly string[], facts: ReadonlyMap<string, FactInfo>): string {
+  let key = '';
+  for (const id of ids) {
+    const fact = facts.get(id);
+    key += fact === undefined ? '\u0000' : `${fact.category}\u0001${fact.tags.join('\u0002')}\u0000`;
+  }
+  return key;
 }
 
 /**

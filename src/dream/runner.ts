@@ -24,7 +24,7 @@ import { LlmCapError } from '../llm/errors.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
 import { wholePages } from './bound.js';
-import { classifyChanges, citedIds, pagesParse, personLinesKept, personPagesStay, placedIds, placedShare, proofOfWork, readOnlyNotesKept, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
+import { classifyChanges, pagesParse, personLinesKept, personPagesStay, placedAndCitedIds, placedShare, proofOfWork, readOnlyNotesKept, uncitedFacts, type CheckFailure, type CheckName, type PageChanges } from './checks.js';
 import { claimsCited } from './claims.js';
 import { holdNewestCurrent, type CurrentCorrection } from './stale-current.js';
 import { citationsKept, pageCitations } from './citations.js';
@@ -313,7 +313,8 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     // The checks and the apply read each changed page at the base: one git process for all of them.
     await preloadFiles(tree, base, treeChanges.map((c) => c.path));
     result.pages = pages;
-    const placed = await placedIds(tree);
+    // Nothing writes a page between here and the filing of the uncited facts: the checks only read.
+    const { placed, cited } = await placedAndCitedIds(tree);
     result.placed = facts.filter((f) => placed.has(f.id)).length;
     // A batch whose facts were all forgotten has nothing to place: it only moves the watermark. Facts meant
     // for a page linked in from outside go uncited, to the inbox, so that run has work to show too. What a
@@ -336,7 +337,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
       (await claimsCited(tree, ctx.root, base, pages));
     if (problem !== null) throw new CheckFailed(problem);
 
-    const uncited = uncitedFacts(facts, await citedIds(tree));
+    const uncited = uncitedFacts(facts, cited);
     result.uncited = uncited.length;
     result.summary = [runCounts(result), moved, ownWords].filter((part) => part !== null && part !== '').join('; ');
     await fileUncited(tree, run, uncited);

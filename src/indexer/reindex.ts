@@ -358,7 +358,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       // Pages first: the facts they cite decide what consolidated logs still show as facts. When the vault has logs,
       // a page is parsed now for its citations and its rows made after the logs, which hand over the passages it
       // cites as they are parsed (project-chunk.ts: preparePages).
-      const pageTasks = readTasks(pages, 0, forgotten);
+      // A page's rows do not read the journal (only a log's do: pending or consolidated), so a dream's move of the
+      // watermark re-projects the logs, not every page of the vault (issue 31: the pass after a late run).
+      const pageTasks = readTasks(pages, 0, (rel) => touchedByNew === null || touchedByNew.has(rel));
       let prepared: PreparedPage[] | null = null;
       if (pageTasks.length > 0) {
         chunks ??= await (loading ?? loadChunks());
