@@ -21,6 +21,8 @@ export interface ChildResult {
   stderr: string;
   wallMs: number;
   maxRssBytes: number | null;
+  /** User + system CPU seconds of the child and its children (GNU time only, else null). */
+  cpuSeconds?: number | null;
   /** How the peak RSS was read. */
   rssFrom: 'gnu-time' | 'resourceUsage' | 'none';
 }
@@ -61,16 +63,17 @@ export function runProgram(program: string, args: readonly string[], options: Ch
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
       let maxRssBytes: number | null = null;
+      let cpuSeconds: number | null = null;
       let rssFrom: ChildResult['rssFrom'] = 'none';
       if (useTime) {
-        maxRssBytes = parseTimeVerbose(stderr).maxRssBytes;
+        ({ maxRssBytes, cpuSeconds } = parseTimeVerbose(stderr));
         rssFrom = 'gnu-time';
       } else if (measure && node) {
         const match = RSS_LINE.exec(stderr);
         maxRssBytes = match === null ? null : Number(match[1]) * 1024;
         rssFrom = 'resourceUsage';
       }
-      resolve({ code: code ?? -1, stdout, stderr, wallMs, maxRssBytes, rssFrom });
+      resolve({ code: code ?? -1, stdout, stderr, wallMs, maxRssBytes, cpuSeconds, rssFrom });
     });
   });
 }

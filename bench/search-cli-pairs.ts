@@ -9,10 +9,10 @@
  *
  * qmd answers from `<vault>-qmd/qmd-home` (search-scale.ts builds it) when QMD_BIN is set.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { runProgram } from './child.js';
 import { benchQueries } from './generate.js';
 import { qmdEnv } from './scale-build.js';
 
@@ -49,22 +49,11 @@ interface Run {
   stdout: string;
 }
 
-function run([program, args, runEnv]: [string, string[], NodeJS.ProcessEnv]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S', program, ...args], { env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const wallMs = performance.now() - started;
-      const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-      if (code !== 0) reject(new Error(`${program} exited ${code}: ${stderr.slice(0, 300)}`));
-      else resolve({ wallMs, cpuS: (user ?? NaN) + (system ?? NaN), stdout });
-    });
-  });
+/** One run through GNU time (child.ts): its wall time, and its CPU with its children's. */
+async function run([program, args, runEnv]: [string, string[], NodeJS.ProcessEnv]): Promise<Run> {
+  const r = await runProgram(program, args, { env: runEnv, measureRss: true });
+  if (r.code !== 0) throw new Error(`${program} exited ${r.code}: ${r.stderr.slice(0, 300)}`);
+  return { wallMs: r.wallMs, cpuS: r.cpuSeconds ?? NaN, stdout: r.stdout };
 }
 
 const median = (xs: readonly number[]): number => {

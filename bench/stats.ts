@@ -32,14 +32,17 @@ export function summarize(values: readonly number[]): Summary {
 }
 
 /** "Maximum resident set size (kbytes): 123456" from GNU time's verbose report, in bytes. */
-export function parseTimeVerbose(stderr: string): { maxRssBytes: number | null; wallSeconds: number | null } {
+export function parseTimeVerbose(stderr: string): { maxRssBytes: number | null; wallSeconds: number | null; cpuSeconds: number | null } {
   const rss = /Maximum resident set size \(kbytes\):\s*(\d+)/.exec(stderr);
+  const user = /User time \(seconds\):\s*([\d.]+)/.exec(stderr);
+  const system = /System time \(seconds\):\s*([\d.]+)/.exec(stderr);
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\):\s*([\d:.]+)/.exec(stderr);
   let wallSeconds: number | null = null;
   if (wall !== null) {
     wallSeconds = wall[1]!.split(':').reduce((total, part) => total * 60 + Number(part), 0);
   }
-  return { maxRssBytes: rss === null ? null : Number(rss[1]) * 1024, wallSeconds };
+  const cpuSeconds = user === null || system === null ? null : Number(user[1]) + Number(system[1]);
+  return { maxRssBytes: rss === null ? null : Number(rss[1]) * 1024, wallSeconds, cpuSeconds };
 }
 
 export interface MachineInfo {

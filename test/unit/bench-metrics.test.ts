@@ -85,11 +85,13 @@ describe('stats', () => {
   test('reads GNU time -v', () => {
     const report = [
       '\tCommand being timed: "node x.js"',
+      '\tUser time (seconds): 1.25',
+      '\tSystem time (seconds): 0.50',
       '\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02.50',
       '\tMaximum resident set size (kbytes): 204800',
     ].join('\n');
-    expect(parseTimeVerbose(report)).toEqual({ maxRssBytes: 204800 * 1024, wallSeconds: 62.5 });
-    expect(parseTimeVerbose('nothing')).toEqual({ maxRssBytes: null, wallSeconds: null });
+    expect(parseTimeVerbose(report)).toEqual({ maxRssBytes: 204800 * 1024, wallSeconds: 62.5, cpuSeconds: 1.75 });
+    expect(parseTimeVerbose('nothing')).toEqual({ maxRssBytes: null, wallSeconds: null, cpuSeconds: null });
   });
 
   test('markdown tables', () => {
