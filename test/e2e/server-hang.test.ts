@@ -105,9 +105,16 @@ describe.skipIf(missing !== null)('a worker hung mid-dream', () => {
     // Nothing of it reached the remote, whose history still holds the newer dream.
     expect(runsOnRemote(), logs()).not.toContain(stale![1]);
     expect(spawnSync('git', ['--git-dir', remote, 'merge-base', '--is-ancestor', newer, 'main']).status).toBe(0);
-    // And git itself would refuse the stale commit over the newer one: a plain push is not a fast-forward.
+    // And git itself would refuse the stale commit over the newer one: a plain push is not a fast-forward. The stale
+    // run's own commit, found by its trailer among everything the copy has held (its HEAD may have moved on: under
+    // load the worker can take its next job, a sync, before the kill above lands).
     const copy = path.join(dir, 'data', 'vaults', 'ana', 'notes');
-    const push = spawnSync('git', ['-C', copy, 'push', 'origin', 'HEAD:main'], { encoding: 'utf8' });
+    const staleCommit = execFileSync('git', ['-C', copy, 'log', '--reflog', '--all', '--format=%H', '--fixed-strings', `--grep=Vaultkeeper-Run: ${stale![1]}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1)!;
+    expect(staleCommit, logs()).toMatch(/^[0-9a-f]{40}$/);
+    const push = spawnSync('git', ['-C', copy, 'push', 'origin', `${staleCommit}:refs/heads/main`], { encoding: 'utf8' });
     expect(push.status, push.stderr).not.toBe(0);
     expect(push.stderr).toMatch(/rejected/);
     expect(spawnSync('git', ['--git-dir', remote, 'merge-base', '--is-ancestor', newer, 'main']).status).toBe(0);
