@@ -155,11 +155,16 @@ const statementsOfText = new ByText<Stated[]>(PAGES_GENERATION);
 
 /** The page's statements about its subject, in page order (what the lead and the summaries read). Callers must not change them. */
 export function statedItems(page: Page): StatedItem[] {
+  return keptWhileUnchanged(itemsOfText, page, readStatedItems);
+}
+
+/** `read(page)`, kept by the page's text while the page is unchanged: a run reads most pages as the last one left them. */
+function keptWhileUnchanged<T>(memo: ByText<T>, page: Page, read: (page: Page) => T): T {
   const unchanged = !page.changed();
-  const kept = unchanged ? itemsOfText.get(page.original) : undefined;
+  const kept = unchanged ? memo.get(page.original) : undefined;
   if (kept !== undefined) return kept;
-  const out = readStatedItems(page);
-  if (unchanged) itemsOfText.set(page.original, out);
+  const out = read(page);
+  if (unchanged) memo.set(page.original, out);
   return out;
 }
 
@@ -184,12 +189,7 @@ let olderLines = new Map<string, Stated | null>();
 const LINES_GENERATION = 100_000;
 
 function statementsOf(page: Page): Stated[] {
-  const unchanged = !page.changed();
-  const kept = unchanged ? statementsOfText.get(page.original) : undefined;
-  if (kept !== undefined) return kept;
-  const out = readStatements(page);
-  if (unchanged) statementsOfText.set(page.original, out);
-  return out;
+  return keptWhileUnchanged(statementsOfText, page, readStatements);
 }
 
 function readStatements(page: Page): Stated[] {

@@ -15,8 +15,6 @@ import { watchable } from './change-watch.js';
 import { ChangeLedger, passClean } from './change-ledger.js';
 import { FolderWatch } from './folder-watch.js';
 
-export { ChangeLedger } from './change-ledger.js';
-
 export interface WatchOptions {
   /** Quiet time after the last change before indexing. */
   debounceMs?: number;
@@ -32,7 +30,6 @@ export interface WatchOptions {
  * no other did (reindex.ts `changed`); undefined when it cannot, and every file must be statted.
  */
 export type IndexPass = (changed?: readonly string[]) => Promise<unknown>;
-
 
 export interface VaultWatcher {
   /** Resolves once the initial scan is done and changes are being seen. */

@@ -1,6 +1,6 @@
 /** When the watcher may hand a pass its list of changed files (watch.ts ChangeLedger), and when every file is statted. */
 import { describe, expect, it } from 'vitest';
-import { ChangeLedger } from '../../src/indexer/watch.js';
+import { ChangeLedger } from '../../src/indexer/change-ledger.js';
 
 describe('ChangeLedger', () => {
   it('vouches from the second pass on, after a first that finished clean', () => {
