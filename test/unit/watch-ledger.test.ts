@@ -59,4 +59,41 @@ describe('ChangeLedger', () => {
     ledger.end(true); // A
     expect(ledger.begin(['d.md'])).toBeUndefined();
   });
+
+  it('stats every file again once the last full pass began longer ago than the bound, however clean the list', () => {
+    let now = 1_000;
+    const ledger = new ChangeLedger({ everyMs: 600_000, now: () => now });
+    expect(ledger.begin([])).toBeUndefined();
+    ledger.end(true);
+    now += 599_999;
+    expect(ledger.begin(['a.md'])).toEqual(['a.md']); // vouched passes do not reset the bound
+    ledger.end(true);
+    now += 1;
+    expect(ledger.begin(['b.md'])).toBeUndefined();
+    ledger.end(true);
+    now += 10;
+    expect(ledger.begin(['c.md'])).toEqual(['c.md']);
+    ledger.end(true);
+  });
+
+  it('a full pass that failed does not count as the last full stat', () => {
+    let now = 0;
+    const ledger = new ChangeLedger({ everyMs: 1_000, now: () => now });
+    ledger.begin([]);
+    ledger.end(true);
+    now = 1_000;
+    expect(ledger.begin(['a.md'])).toBeUndefined();
+    ledger.end(false);
+    now = 1_010;
+    expect(ledger.begin(['a.md'])).toBeUndefined(); // the failed pass is no base
+    ledger.end(true);
+    now = 1_020;
+    expect(ledger.begin(['a.md'])).toEqual(['a.md']);
+    ledger.end(true);
+    now = 2_009;
+    expect(ledger.begin([])).toEqual([]); // 989 ms since the last clean full pass began at 1,010 ms
+    ledger.end(true);
+    now = 2_010;
+    expect(ledger.begin([])).toBeUndefined();
+  });
 });
