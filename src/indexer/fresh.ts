@@ -16,7 +16,7 @@ import { DASHBOARD_PAGE } from '../vault/layout.js';
 import { readTombstones, type Tombstone, type TombstoneSet } from '../tombstones/tombstones.js';
 import type { VaultContext } from '../vault/context.js';
 import { ChangeWatch, watchable } from './change-watch.js';
-import { indexUri, isRemote } from './location.js';
+import { indexUri, isRemote, sameLocation } from './location.js';
 import { readManifestSummary, rowCounts, type ManifestSummary } from './manifest.js';
 import type { ReindexResult } from './result.js';
 import { CORE_FILE, sourceKind } from './sources.js';
@@ -50,7 +50,7 @@ export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant, war
 /** The check itself: the manifest against the journal, the tombstones, the index folder and every file's stat. */
 async function checkUnchanged(root: string, uri: string, want: FreshnessWant, started: number): Promise<ReindexResult | null> {
   const m = await readManifestSummary(root);
-  if (m === null || m.dirty || m.uri !== uri || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
+  if (m === null || m.dirty || !sameLocation(m.uri, root, uri) || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
   if (m.indexFiles === undefined || (want.verify && !m.verified)) return null;
   const [journal, tombstones, files, folder] = await Promise.all([readJournal(root), readTombstones(root), vaultFiles(root), indexFingerprint(uri)]);
   if (folder !== m.indexFiles || inputsHash(journal) !== m.inputs) return null;

@@ -10,3 +10,19 @@ export function indexUri(ctx: VaultContext): string {
 export function isRemote(uri: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
 }
+
+/**
+ * The index location as the manifest records it: relative to the vault when the index is inside it (the default,
+ * `.vaultkeeper/index`), so a vault moved or copied whole keeps its index instead of rebuilding it (90 s at a
+ * million facts); any other location as it resolves.
+ */
+export function recordedUri(root: string, uri: string): string {
+  if (isRemote(uri)) return uri;
+  const rel = path.relative(root, uri);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? uri : rel.split(path.sep).join('/');
+}
+
+/** True when a manifest's recorded location is `uri`'s: as recordedUri writes it, or as absolute as manifests held it before. */
+export function sameLocation(recorded: string, root: string, uri: string): boolean {
+  return recorded === recordedUri(root, uri) || recorded === uri;
+}

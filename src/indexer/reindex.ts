@@ -26,7 +26,7 @@ import type { FileCounts, ReindexResult } from './result.js';
 import { indexFingerprint, inputsHash, statAll, tombstoneState, vaultFiles } from './fresh.js';
 import { touchedByTombstones } from './tombstone-touch.js';
 import { writeLogFacts, type LogFactsEntry } from '../logs/log-facts.js';
-import { indexUri, isRemote } from './location.js';
+import { indexUri, isRemote, recordedUri, sameLocation } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, indexFilesFolder, lanceMessage, type StoredRow } from './store.js';
@@ -176,7 +176,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       failpoint('reindex:after-clear');
       warm?.reset();
       await clearShards(ctx.root);
-      manifest = emptyManifest(uri, model, dimensions);
+      manifest = emptyManifest(recordedUri(ctx.root, uri), model, dimensions);
       loading ??= loadChunks(true);
     }
     const m = manifest!;
@@ -411,7 +411,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     const embedded = stored.embedded;
     const adding = stored.rows.length + encoded.reduce((sum, batch) => sum + batch.length, 0) + (parts?.rows ?? 0);
 
-    const next: ManifestSummary = { ...m, uri, embedder: model, dimensions, inputs, tombstones: { count: tomb.count, digest: tomb.digest }, cited: citedDigest, files: {} };
+    const next: ManifestSummary = { ...m, uri: recordedUri(ctx.root, uri), embedder: model, dimensions, inputs, tombstones: { count: tomb.count, digest: tomb.digest }, cited: citedDigest, files: {} };
     for (const rel of files) {
       const entry = nextEntries.get(rel) ?? m.files[rel];
       if (entry !== undefined && wanted.has(rel)) next.files[rel] = entry;
@@ -699,7 +699,7 @@ async function rebuildReason(
   if (manifest === null && !store.exists) return 'new index';
   if (manifest === null) return (await olderManifest(want.root)) ? 'it was built by an older version' : 'its manifest is missing or unreadable';
   if (manifest.dirty) return 'an earlier indexing run was interrupted';
-  if (manifest.uri !== want.uri) return `the index location changed to ${want.uri}`;
+  if (!sameLocation(manifest.uri, want.root, want.uri)) return `the index location changed to ${want.uri}`;
   if (manifest.embedder !== want.model || manifest.dimensions !== want.dimensions) {
     return `the embedder changed from ${manifest.embedder} to ${want.model}`;
   }
