@@ -5,7 +5,7 @@
  */
 import type { Config } from '../core/config.js';
 import type { WriteLock } from '../core/lock.js';
-import { commitPaths, uncommittedChanges, type WorkingChange } from './audit.js';
+import { commitPaths, refreshIndexStat, uncommittedChanges, type WorkingChange } from './audit.js';
 
 export interface SnapshotRequest {
   /** What comes next, for the subject: `snapshot: a person's edits before <before>`. */
@@ -19,6 +19,7 @@ export interface SnapshotRequest {
 /** Commits the chosen uncommitted changes as a person's; returns their paths (none: no commit). */
 export async function snapshotEdits(lock: WriteLock, config: Config, request: SnapshotRequest): Promise<string[]> {
   const paths: string[] = [];
+  await refreshIndexStat(lock);
   for (const change of await uncommittedChanges(lock.root)) {
     if (change.path === '') continue;
     if (request.only === undefined || (await request.only(change))) paths.push(change.path);
