@@ -7,8 +7,9 @@
  * two lines), and each frontmatter key with its value or list items (aliases, summary). The rules' false
  * positives on LoCoMo statements are measured by bench/dream-errors.ts (docs/benchmarks.md).
  */
-import { parse as parseYaml } from 'yaml';
 import { normalizeText } from '../text/normalize.js';
+import { parseFrontmatterYaml } from '../pages/frontmatter-yaml.js';
+import { yamlLib } from '../pages/yaml-lib.js';
 import type { TombstoneSet } from '../tombstones/tombstones.js';
 import { forgottenUnits, frontmatterEnd } from '../tombstones/lines.js';
 import { contentWords, forgetMatcher, type ForgetMatcher } from '../tombstones/match.js';
@@ -108,7 +109,16 @@ function scrubFrontmatter(lines: readonly string[], from: number, to: number, ma
 
 function flowItems(value: string): string[] | null {
   try {
-    const parsed: unknown = parseYaml(value);
+    // Read first as the frontmatter reader reads a key's value (frontmatter-yaml.ts: the value `yaml` gives, through
+    // js-yaml for the common shapes), so a forget's page scan does not load `yaml` (~35 ms); a list of scalars only,
+    // since a mapping in it is read with other options there (duplicate keys). Anything else goes to `yaml` as before.
+    const fast: unknown = (parseFrontmatterYaml(`k: ${value}`) as { k?: unknown } | null | undefined)?.k;
+    if (Array.isArray(fast) && fast.every((item) => item === null || typeof item !== 'object')) return fast.map((item) => String(item));
+  } catch {
+    // `yaml` decides below.
+  }
+  try {
+    const parsed: unknown = yamlLib().parse(value);
     return Array.isArray(parsed) ? parsed.map((v) => String(v)) : null;
   } catch {
     return null;

@@ -9,7 +9,7 @@
  * compares the two readings on thousands of generated blocks.
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 import { readFlat } from './frontmatter-flat.js';
 import { CORE_SCALARS, type CoreScalar } from './frontmatter-scalars.js';
 
@@ -55,7 +55,7 @@ export function parseFrontmatterYaml(source: string): unknown {
   const flat = readFlat(source);
   if (flat !== undefined) return flat.value;
   const fast = readFast(source);
-  return fast === undefined ? (parseYaml(source, YAML_OPTIONS) as unknown) : fast.value;
+  return fast === undefined ? (yamlLib().parse(source, YAML_OPTIONS) as unknown) : fast.value;
 }
 
 /** js-yaml's reading of `source`, or undefined when it is `yaml`'s to read (the block may differ, or js-yaml refused it). */

@@ -5,9 +5,9 @@
  * without `#`, and a field of the wrong shape is dropped rather than failing the page. YAML that does
  * not parse is reported, never thrown, and the page is then read as if it had no frontmatter.
  */
-import { YAMLError } from 'yaml';
 import { errorMessage } from '../core/errors.js';
 import { parseFrontmatterYaml } from './frontmatter-yaml.js';
+import { yamlLib } from './yaml-lib.js';
 import { isBlank } from './source.js';
 
 export interface Frontmatter {
@@ -134,7 +134,7 @@ function failed(error: string): FrontmatterResult {
 }
 
 function yamlErrorMessage(error: unknown): string {
-  if (error instanceof YAMLError) {
+  if (error instanceof yamlLib().YAMLError) {
     const first = (error.message.split('\n')[0] ?? error.message).replace(/:$/u, '');
     const line = error.linePos?.[0].line;
     // The yaml package already says "at line N, column M"; keep that, or add the line when it does not.

@@ -157,6 +157,18 @@ export async function forget(ctx: VaultContext, target: ForgetTarget, options: {
   });
 }
 
+/**
+ * The files a forget changed, vault-relative, for the index pass after it (vault.ts): the tombstones, the logs of the
+ * facts it names (their rows go), the pages it scrubbed and MEMORY.md when scrubbed. The pass stats only these and
+ * files its manifest does not know (indexer/reindex.ts `changed`); any other file keeps the stat the manifest recorded,
+ * so a person's edit made before the forget is still seen, and indexed, by the next full pass (every command's
+ * freshness check, fresh.ts). Files the new tombstones may change are re-projected by the pass whatever this names.
+ */
+export function forgetChanged(result: ForgetResult): string[] {
+  const logs = [...result.tombstoned, ...result.already].map((fact) => fact.path);
+  return [...new Set([TOMBSTONES_FILE, ...logs, ...result.pages.map((page) => page.path), ...(result.memory.changed ? [MEMORY_FILE] : [])])];
+}
+
 /** True when the dream left run logs (dream/agent/runlog.ts RUNS_DIR); an unreadable folder is looked into by the scrub. */
 async function hasRunLogs(root: string): Promise<boolean> {
   const names = await readdir(path.join(root, '.vaultkeeper', 'runs')).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? [] : null));

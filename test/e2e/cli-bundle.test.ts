@@ -105,6 +105,18 @@ describe('the CLI bundle', () => {
     for (const name of ['markdown-it', 'mdurl', 'uc.micro', 'entities', 'linkify-it', 'punycode.js', 'js-yaml']) expect(rebuilt, name).not.toContain(name);
   });
 
+  it('loads no yaml for a forget whose page scan rewrites a frontmatter flow list (js-yaml, bundled, reads it)', async () => {
+    const list = path.join(dir, 'modules.txt');
+    await writeTree(root, { '2_Areas/tea.md': '---\ntags: [tea, afternoon]\naliases: [Tea time, "Tea at six with lemon"]\n---\n# Tea\n\n- Tea at six with lemon\n- Green tea in the morning\n' });
+    // The first run keys the config cache to this entry's validator (it loads yaml then); the second is the everyday one.
+    await runListingModules(CLI, ['--vault', root, 'remember', 'Tea at six with lemon'], dir, list);
+    const forget = await runListingModules(CLI, ['--vault', root, 'forget', '--match', 'tea at six with lemon', '--json'], dir, list);
+    expect(forget.code).toBe(0);
+    expect((JSON.parse(forget.stdout) as { pages: Array<{ path: string }> }).pages).toEqual([expect.objectContaining({ path: '2_Areas/tea.md' })]);
+    expect(await readFile(path.join(root, '2_Areas/tea.md'), 'utf8')).toBe('---\ntags: [tea, afternoon]\naliases: ["Tea time"]\n---\n# Tea\n\n- Green tea in the morning\n');
+    expect(forget.loaded.filter((url) => url.includes('/node_modules/yaml/'))).toEqual([]);
+  });
+
   it('names the TypeScript sources in a --debug stack trace (source maps)', async () => {
     const debug = await runCli(['--vault', root, '--debug', 'forget', 'f-0000000000']);
     expect(debug.code).toBe(1);
