@@ -112,15 +112,19 @@ function decode(text: string): Uint32Array | null {
 /** The text kept for a log's live facts (project-chunk.ts hands them over as the pass parses them). */
 export function logFactsText(facts: ReadonlyArray<{ id: string; text: string }>): LogFactsText {
   const words = new Uint32Array(facts.length * 2);
-  let ids = '';
+  // Each id's `idHash` written into one buffer: a string a fact, joined, cost a 1M rebuild ~0.4 s (issue 31).
+  const ids = Buffer.allocUnsafe(facts.length * 8);
   facts.forEach((fact, i) => {
-    ids += idHash(fact.id);
+    let hash = fnv1a(fact.id);
+    for (let at = i * 8 + 7; at >= i * 8; at--, hash >>>= 4) ids[at] = HEX_DIGITS[hash & 15]!;
     const [low, high] = textMask(fact.text);
     words[2 * i] = low;
     words[2 * i + 1] = high;
   });
-  return { ids, words: encode(words) };
+  return { ids: ids.toString('latin1'), words: encode(words) };
 }
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /** True when one of the log's facts may hold every word of a text whose mask this is (`words`: the log's masks). */
 export function mayHoldWords(words: Uint32Array, [low, high]: readonly [number, number]): boolean {

@@ -71,6 +71,13 @@ describe('log facts', () => {
     }
   });
 
+  it('a log’s ids text is its facts’ id hashes, each 8 hex digits, in order', () => {
+    const facts = Array.from({ length: 500 }, (_, i) => ({ id: `f-${(i * 7919).toString(36).padStart(10, 'q')}`, text: '' }));
+    expect(facts.some((fact) => idHash(fact.id).startsWith('0'))).toBe(true); // the padding is exercised
+    expect(logFactsText(facts).ids).toBe(facts.map((fact) => idHash(fact.id)).join(''));
+    expect(logFactsText([]).ids).toBe('');
+  });
+
   it('a text’s mask read from its characters is the mask of its normalized words, ASCII or not', () => {
     const same = (text: string): void => expect(textMask(text), JSON.stringify(text)).toEqual(wordMask(normalizeText(text)));
     // Every ASCII character alone, between words and at either end: separators, controls, letters of both cases.
