@@ -445,7 +445,7 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         hashRows();
         rows = allShardTexts();
         // A rebuild's row-hash shards and log facts are written while those threads build the indices too: after them,
-        // their ~400 files' writes and fsyncs were ~3 s of a 1M-fact rebuild's wall time with both cores idle (issue 31).
+        // their ~530 files' writes and fsyncs were ~3 s of a 1M-fact rebuild's wall time with both cores idle (issue 31).
         // A shard is read only once a manifest names it (writeShards); a log's facts vouch for it by its size and mtime
         // alone, whenever written (log-facts.ts).
         const beside = rebuilt !== null ? writeBesideIndices() : Promise.resolve();
