@@ -336,7 +336,19 @@ export async function markDirty(root: string): Promise<string> {
  * to keep.
  */
 export async function writeManifest(root: string, summary: ManifestSummary, shards: ShardTexts, cache?: ShardCache): Promise<ManifestSummary> {
-  const digests = { ...summary.rows };
+  const written: ManifestSummary = { ...summary, dirty: false, rows: await writeShards(root, summary.rows, shards, cache) };
+  await writeConfined(root, MANIFEST_FILE, JSON.stringify(written));
+  await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
+  return written;
+}
+
+/**
+ * Writes the shards' files (a null shard: its file removed) and returns `rows` (shard name → digest) with them: what
+ * the manifest written after names. A shard file no manifest names is never read, so they may go first (a rebuild
+ * writes them while LanceDB builds its indices, reindex.ts).
+ */
+export async function writeShards(root: string, rows: Readonly<Record<string, string>>, shards: ShardTexts, cache?: ShardCache): Promise<Record<string, string>> {
+  const digests = { ...rows };
   for (const [name, shard] of shards) {
     cache?.delete(name);
     if (shard === null) {
@@ -348,10 +360,7 @@ export async function writeManifest(root: string, summary: ManifestSummary, shar
       if (shard.shard !== undefined) cache?.set(name, { digest: shard.digest, shard: shard.shard });
     }
   }
-  const written: ManifestSummary = { ...summary, dirty: false, rows: digests };
-  await writeConfined(root, MANIFEST_FILE, JSON.stringify(written));
-  await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
-  return written;
+  return digests;
 }
 
 /** Removes the dirty mark, once a manifest that names its pass (or a rebuild's, which names none) is written. */

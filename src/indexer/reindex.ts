@@ -15,7 +15,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
 import { confinedPath, isWithin } from '../vault/confine.js';
 import type { VaultContext } from '../vault/context.js';
-import { clearDirtyMark, clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readDirtyMark, readManifestSummary, RowShards, shardOf, shardTexts, withDirtyMark, writeManifest, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
+import { clearDirtyMark, clearShards, countRows, emptyManifest, manifestRowCount, markDirty, olderManifest, readDirtyMark, readManifestSummary, RowShards, shardOf, shardTexts, withDirtyMark, writeManifest, writeShards, type FileSummary, type ManifestSummary, type ShardTexts } from './manifest.js';
 import type { WarmPasses } from './warm-passes.js';
 import type * as Chunks from './project-chunk.js';
 import type { ChunkFile, ChunkResult, FileProjection } from './project-chunk.js';
@@ -419,6 +419,17 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
 
     const wrote = toDelete.length > 0 || adding > 0;
     let rows: ShardTexts | undefined;
+    /** Writes the shards (`rows`, then none left to write) and the log facts the manifest and the end of the pass would. */
+    const writeBesideIndices = async (): Promise<void> => {
+      const shards = rows ?? allShardTexts();
+      rows = new Map();
+      const logFacts = new Map(changedLogFacts);
+      changedLogFacts.clear();
+      await Promise.all([
+        writeShards(ctx.root, next.rows, shards).then((digests) => (next.rows = digests)),
+        logFacts.size > 0 ? writeLogFacts(ctx.root, logFacts) : undefined,
+      ]);
+    };
     if (wrote) {
       if (!(parts?.started ?? false)) await markTable();
       options.onProgress?.({ phase: 'write', done: 0, total: adding });
@@ -433,7 +444,14 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
         // row hashes it writes after (Dendron: ~0.1 s off a rebuild's wall time, docs/benchmarks.md).
         hashRows();
         rows = allShardTexts();
-        await indexed;
+        // A rebuild's row-hash shards and log facts are written while those threads build the indices too: after them,
+        // their ~530 files' writes and fsyncs were ~3 s of a 1M-fact rebuild's wall time with both cores idle (issue 31).
+        // A shard is read only once a manifest names it (writeShards); a log's facts vouch for it by its size and mtime
+        // alone, whenever written (log-facts.ts).
+        const beside = rebuilt !== null ? writeBesideIndices() : Promise.resolve();
+        const [built, wroteBeside] = await Promise.allSettled([indexed, beside]);
+        if (built.status === 'rejected') throw built.reason;
+        if (wroteBeside.status === 'rejected') throw wroteBeside.reason;
         const batch = store.exists ? 5_000 : Math.max(1, stored.rows.length);
         for (let i = 0; i < stored.rows.length; i += batch) {
           await store.add(stored.rows.slice(i, i + batch));
@@ -505,7 +523,8 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       warm?.keepSummary(ctx.root, written);
     }
     for (const rel of Object.keys(m.files)) if (!wanted.has(rel) && sourceKind(rel) === 'log') changedLogFacts.set(rel, null);
-    // After the manifest: a log's kept facts vouch for it only while it has the size and mtime they name.
+    // After the manifest (a rebuild wrote them beside its index build): a log's kept facts vouch for it only while it
+    // has the size and mtime they name.
     if (changedLogFacts.size > 0) await writeLogFacts(ctx.root, changedLogFacts);
 
     const byKind = { fact: 0, page: 0, core: 0 };

@@ -27,7 +27,7 @@ export function containsWords(haystack: string, needle: string): boolean {
 }
 
 /** For each ASCII code, whether normalizeText makes it a space (punctuation, symbols, white space). */
-const ASCII_SEPARATOR: readonly boolean[] = Array.from({ length: 128 }, (_, code) => /[\p{P}\p{S}\s]/u.test(String.fromCharCode(code)));
+export const ASCII_SEPARATOR: readonly boolean[] = Array.from({ length: 128 }, (_, code) => /[\p{P}\p{S}\s]/u.test(String.fromCharCode(code)));
 /** Text of ASCII code units only (none above 127). */
 const ASCII_RE = /^[^\u0080-\uffff]*$/;
 

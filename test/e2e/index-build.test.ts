@@ -2,10 +2,11 @@
  * A rebuild through the built CLI: one add, then the table's four indices built side by side (store.ts), every
  * row in them, and searches that use each of them answering.
  */
-import { readdir } from 'node:fs/promises';
+import { appendFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IndexStore } from '../../src/indexer/store.js';
+import { idHash, LogFactsReader } from '../../src/logs/log-facts.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { makeVault } from '../helpers/indexed-vault.js';
 import { useTempDir } from '../helpers/tmp.js';
@@ -56,5 +57,34 @@ describe('a rebuild', () => {
     // doctor exits 1 here for the files left uncommitted; what matters is that it finds nothing wrong with the index.
     const doctor = JSON.parse((await runCli(['--vault', root, 'doctor', '--json'])).stdout) as { problems: Array<{ code: string }> };
     expect(doctor.problems.filter((p) => p.code.startsWith('INDEX'))).toEqual([]);
+  });
+
+  it('leaves the row-hash shards its manifest names and the log facts of every log: the next pass re-projects one log', async () => {
+    const vault = await makeVault(await tempDir(), { config: 'index:\n  embedder: none\n', files: FILES });
+    const root = vault.root;
+    const LOG = 'logs/2026-06-01.md';
+    const built = await runJson<{ rebuilt: string }>(['--vault', root, 'reindex', '--clear']);
+    expect(built.rebuilt).toBe('requested');
+    // Written while the indices were built (reindex.ts): the log's facts vouch for it as it is now.
+    const ids = new LogFactsReader(root, 'ids');
+    expect(ids.kept(LOG, await stat(path.join(root, LOG)))).toBe(true);
+    expect(ids.mayHoldId(LOG, idHash('f-aaaaaaaaa2'))).toBe(true);
+    expect(ids.mayHoldId(LOG, idHash('f-zzzzzzzzz9'))).toBe(false);
+
+    // A fact appended by hand: a shard the manifest did not name as written would make this pass a rebuild.
+    await appendFile(path.join(root, LOG), '- [fact] Walks the dog at dawn ^f-aaaaaaaaa3\n');
+    const next = await runJson<{ rebuilt: string | null; rows: number; removed: number; files: { updated: number; unchanged: number } }>(['--vault', root, 'reindex']);
+    expect(next.rebuilt).toBeNull();
+    expect(next.files).toMatchObject({ indexed: 0, updated: 1, removed: 0, skipped: 0 });
+    // The earlier fact's passage now holds the new one: its old row goes, found by the hashes in the log's shard.
+    expect(next.removed).toBeGreaterThan(0);
+    const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
+    try {
+      expect(await store.count()).toBe(next.rows);
+    } finally {
+      store.close();
+    }
+    const dawn = await runJson<SearchJson>(['--vault', root, 'search', 'dawn']);
+    expect(dawn.results[0]?.text).toBe('Walks the dog at dawn');
   });
 });

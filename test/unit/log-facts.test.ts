@@ -6,7 +6,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idHash, LOG_FACTS_DIR, logFactsText, LogFactsReader, mayHoldWords, wordMask, writeLogFacts } from '../../src/logs/log-facts.js';
+import { idHash, LOG_FACTS_DIR, logFactsText, LogFactsReader, mayHoldWords, textMask, wordMask, writeLogFacts } from '../../src/logs/log-facts.js';
 import { normalizeText } from '../../src/text/normalize.js';
 import { useTempDir } from '../helpers/tmp.js';
 
@@ -69,6 +69,34 @@ describe('log facts', () => {
       const part = text.split(' ').filter((_, i) => (seed + i) % 2 === 0).join(' ');
       expect(mayHoldWords(Uint32Array.from(wordMask(text)), wordMask(part))).toBe(true);
     }
+  });
+
+  it('a log’s ids text is its facts’ id hashes, each 8 hex digits, in order', () => {
+    const facts = Array.from({ length: 500 }, (_, i) => ({ id: `f-${(i * 7919).toString(36).padStart(10, 'q')}`, text: '' }));
+    expect(facts.some((fact) => idHash(fact.id).startsWith('0'))).toBe(true); // the padding is exercised
+    expect(logFactsText(facts).ids).toBe(facts.map((fact) => idHash(fact.id)).join(''));
+    expect(logFactsText([]).ids).toBe('');
+  });
+
+  it('a text’s mask read from its characters is the mask of its normalized words, ASCII or not', () => {
+    const same = (text: string): void => expect(textMask(text), JSON.stringify(text)).toEqual(wordMask(normalizeText(text)));
+    // Every ASCII character alone, between words and at either end: separators, controls, letters of both cases.
+    for (let code = 0; code < 128; code++) {
+      const char = String.fromCharCode(code);
+      for (const text of [char, `Ab${char}cD`, `${char}word`, `word${char}`, `${char}${char}`]) same(text);
+    }
+    // Texts drawn from ASCII, a few with a character NFKC or lower case changes (the long way), from a fixed seed.
+    const alphabet = 'aZ09 .,-_:;!?#@/\\\'"()[]{}+=*&^%$~`|<>\t\n\r\x01\x7fTheQuick';
+    const wide = ['é', 'ß', 'ﬁ', 'Σ', '１', '—', ' ', '😀', 'İ'];
+    let seed = 7;
+    const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    for (let i = 0; i < 2_000; i++) {
+      let text = '';
+      for (let j = next(40); j > 0; j--) text += alphabet[next(alphabet.length)];
+      if (i % 10 === 0) text = text.slice(0, next(text.length + 1)) + wide[next(wide.length)] + text.slice(next(text.length + 1));
+      same(text);
+    }
+    for (const text of ['', '   ', 'Prefers dark roast coffee', 'Moved to Zürich in May', 'e-mail: a.b@c.de (work)', 'ﬁne ＡＢＣ']) same(text);
   });
 
   it('a month file read once in a process serves its later readers until it is written or replaced', async () => {
