@@ -247,15 +247,8 @@ export function fuse(
  * ("home city:: Berlin", then "I moved to Lisbon last weekend"; text/state-change.ts).
  */
 async function supersede(store: IndexStore, scored: Scored[], filter: { where: string | null; archived: boolean }, state: string | null): Promise<Scored[]> {
-  // Each subject found, with the latest date of its rows found: its newest row is dated then or later (store.ts).
-  const subjects = new Map<string, string>();
-  for (const { hit } of scored) {
-    if (hit.subject === '') continue;
-    const date = hit.date ?? '';
-    const latest = subjects.get(hit.subject);
-    if (latest === undefined || date > latest) subjects.set(hit.subject, date);
-  }
-  if (subjects.size === 0) return scored;
+  const subjects = [...new Set(scored.filter((s) => s.hit.subject !== '').map((s) => s.hit.subject))];
+  if (subjects.length === 0) return scored;
   // At the table state the full-text query ended at (store.ts), without reading it again.
   const newest = await store.newestKeyed(subjects, filter, state);
   const found = new Map(scored.filter((s) => s.hit.subject !== '').map((s) => [s.hit.key, s.score]));

@@ -330,19 +330,17 @@ export class IndexStore {
 
   /**
    * For each subject, the newest row that states it (latest date, then latest line: the later-written): keyed facts,
-   * and facts or dated page statements that state a change of state in plain English (projection.ts). `subjects`
-   * maps each subject to the latest date of its rows the search found ('' when none is dated): the newest row is
-   * dated then or later, so only those rows are read (`newestCandidates`). `where` holds the filters besides the
-   * archived flag, as in fullText; without any, a warm process answers from the subjects' newest rows it keeps for
-   * the table's version (newest-keyed.ts), since the table rarely changes between searches.
+   * and facts or dated page statements that state a change of state in plain English (projection.ts). `where` holds
+   * the filters besides the archived flag, as in fullText; without any, a warm process answers from the subjects'
+   * newest rows it keeps for the table's version (newest-keyed.ts), since the table rarely changes between searches.
    */
   async newestKeyed(
-    subjects: ReadonlyMap<string, string>,
+    subjects: readonly string[],
     filter: { where: string | null; archived: boolean },
     /** The state this search's full-text query ended at (`fullTextWithState`), read again when null. */
     state: string | null = null,
   ): Promise<Map<string, KeyedRow>> {
-    if ((await this.current()) === null || subjects.size === 0) return new Map();
+    if ((await this.current()) === null || subjects.length === 0) return new Map();
     const where = [...(filter.where === null ? [] : [filter.where]), ...(filter.archived ? [] : ['archived = false'])];
     const read = async (subjectFilter: string): Promise<Array<KeyedRow & { subject: string }>> => {
       const KEYED = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
@@ -350,10 +348,10 @@ export class IndexStore {
       return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
     };
     if (filter.where === null) {
-      const held = await this.keyedRows.newest(state ?? (await this.tableState()), filter.archived, [...subjects.keys()], () => read("subject != ''"));
+      const held = await this.keyedRows.newest(state ?? (await this.tableState()), filter.archived, subjects, () => read("subject != ''"));
       if (held !== null) return held;
     }
-    return newestBySubject(await read(newestCandidates(subjects)));
+    return newestBySubject(await read(`subject IN (${subjects.map(sqlString).join(', ')})`));
   }
 
   /**
@@ -439,27 +437,6 @@ let arrowLoaded: typeof Arrow | undefined;
 function arrowModule(): typeof Arrow {
   arrowLoaded ??= createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
   return arrowLoaded;
-}
-
-/** A date as the index stores a fact's or a dated statement's: its order as text is its order in time. */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/**
- * The filter of the rows that can be each subject's newest: a subject's rows dated on or after the latest of its
- * rows the search found. A row dated before that one is older than a row of the subject that passes the same
- * filters (the one found), so it is never the newest (`newestBySubject` compares dates as text, as the filter
- * does ISO dates; an undated row sorts before every date). At a million facts a subject can have thousands of rows
- * (2,645 for one the bench finds), which a fresh process's lookup read and decoded in full: ~40 ms of CPU of a CLI
- * search's ~300 (docs/benchmarks.md). A subject found only undated (or with another form of date) reads all its rows.
- */
-export function newestCandidates(subjects: ReadonlyMap<string, string>): string {
-  const all: string[] = [];
-  const since: string[] = [];
-  for (const [subject, date] of subjects) {
-    if (ISO_DATE.test(date)) since.push(`(subject = ${sqlString(subject)} AND date >= ${sqlString(date)})`);
-    else all.push(sqlString(subject));
-  }
-  return `(${[...(all.length === 0 ? [] : [`subject IN (${all.join(', ')})`]), ...since].join(' OR ')})`;
 }
 
 export function sqlString(value: string): string {
