@@ -29,14 +29,23 @@ export const BATCH_TIERING_BYTES = 1_000_000;
  * The flags that turn V8's optimizing compiler off and on again (`quickTiering`), for each measured V8. A CLI search
  * answered from an unchanged index ends a fraction of a second after it starts: the optimizing compiler spent ~10 ms
  * of CPU at a million facts compiling the freshness check's hot code (a stat per file, 5,000 of them) and the
- * compiled code had little left to run, so the search cost ~6% more CPU with it than without (docs/benchmarks.md).
+ * compiled code had little left to run, so the search cost ~10% more CPU with it than without (docs/benchmarks.md).
  */
 const QUICK_FLAGS: Readonly<Record<string, readonly [off: string, on: string]>> = {
   '11.3': ['--no-turbofan', '--turbofan'],
 };
 
+/**
+ * A freshness check of at least this many files turns the optimizing compiler off, where the command allows it: at
+ * 5,201 files (1M facts) the search took 0.90× the CPU and 0.85× the wall time without it, at ~550 (100k) 1.02–1.05×
+ * the CPU and 1.08–1.15× the wall time (its main thread ran slower code the compiler would have made on its own
+ * thread), so smaller vaults keep V8's default.
+ */
+export const QUICK_TIERING_FILES = 2_000;
+
 let allowed = false;
 let applied = false;
+let quickAllowed = false;
 /** The flag that turns the optimizing compiler on again, while `quickTiering` holds it off. */
 let quickUntil: string | null = null;
 
@@ -57,13 +66,18 @@ export function allowBatchTiering(): void {
   allowed = true;
 }
 
+/** Lets `quickTiering` change this process's setting: called by a CLI command that ends within a second (search). */
+export function allowQuickTiering(): void {
+  quickAllowed = true;
+}
+
 /**
- * For a command that ends within a second (a CLI search): no optimizing compiler, when the process allows it, until
- * `endQuickTiering`. Every index pass ends it first (indexer/reindex.ts): a pass can run for minutes.
+ * Before a freshness check of many files (indexer/fresh.ts): no optimizing compiler, when the process allows it,
+ * until `endQuickTiering`. Every index pass ends it first (indexer/reindex.ts): a pass can run for minutes.
  */
 export async function quickTiering(): Promise<void> {
   const flags = quickTieringFlags(process.versions.v8);
-  if (!allowed || quickUntil !== null || flags === null) return;
+  if (!allowed || !quickAllowed || quickUntil !== null || flags === null) return;
   quickUntil = flags[1];
   (await import('node:v8')).setFlagsFromString(flags[0]);
 }
