@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { withLock } from '../core/lock.js';
-import { BATCH_TIERING_BYTES, batchTiering } from '../core/tiering.js';
+import { BATCH_TIERING_BYTES, batchTiering, endQuickTiering } from '../core/tiering.js';
 import { readJournal } from '../dream/journal.js';
 import type { Embedder } from '../embed/embedder.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -117,6 +117,8 @@ async function openStore(ctx: VaultContext, uri: string, dimensions: number | nu
 }
 
 export async function reindex(ctx: VaultContext, options: ReindexOptions): Promise<ReindexResult> {
+  // A pass can run for minutes: a quick command's setting ends here (core/tiering.ts).
+  await endQuickTiering();
   return withLock(ctx.root, 'index', () => reindexLocked(ctx, options), { waitMs: options.lockWaitMs ?? 300_000 });
 }
 

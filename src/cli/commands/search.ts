@@ -1,3 +1,4 @@
+import { allowQuickTiering } from '../../core/tiering.js';
 import type { RowKind } from '../../indexer/rows.js';
 import type { SearchOptions, SearchResult } from '../../indexer/search.js';
 import { locateVault } from '../../vault/locate.js';
@@ -62,6 +63,9 @@ async function searchWarm(query: string, options: SearchOptions, globals: Global
 }
 
 async function searchInProcess(query: string, options: SearchOptions, globals: GlobalOptions): Promise<SearchResult[]> {
+  // Most such searches answer from an unchanged index and end: in a large vault V8's optimizing compiler costs them
+  // more than it saves (core/tiering.ts; the freshness check turns it off).
+  allowQuickTiering();
   const { openVault } = await import('../../vault/vault.js');
   const vault = await openVault({ vault: globals.vault });
   try {
