@@ -13,7 +13,7 @@ import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
-import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
+import { commitPaths, refreshIndexStat, uncommittedChanges, type CommitRequest } from '../git/audit.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
 import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR, type PathChange } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
@@ -245,6 +245,7 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     await writeDreamState(ctx.root, state);
     await withWriteLock(ctx.root, async (lock) => {
+      await refreshIndexStat(lock);
       const edits = (await uncommittedChanges(ctx.root)).map((c) => c.path);
       if (edits.length === 0) return;
       emit({ type: 'step', message: `committing ${edits.length} uncommitted edits first` });
