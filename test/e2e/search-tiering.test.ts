@@ -4,12 +4,11 @@
  * again, since a pass can run for minutes. V8's own trace of what it optimizes (`--trace-opt`, on stdout before the
  * JSON) says which way each run went; the answers are the same either way.
  */
-import { spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { QUICK_TIERING_FILES, quickTieringFlags } from '../../src/core/tiering.js';
-import { CLI, runJson } from '../helpers/cli.js';
+import { runCli, runJson } from '../helpers/cli.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 import { initVault } from '../helpers/vault.js';
 
@@ -29,28 +28,14 @@ function logs(days: number): Record<string, string> {
 }
 
 /** The built CLI under `node --trace-opt`: how many functions of the stat loop V8 optimized, and the JSON it printed. */
-function tracedSearch(root: string, query: string): Promise<{ optimized: number; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1' };
-    const child = spawn(process.execPath, ['--trace-opt', CLI, '--vault', root, 'search', query, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`search exited ${code}: ${stderr}`));
-      const lines = stdout.split('\n');
-      // V8's trace lines start with '[' at the line's start; the JSON's own arrays are indented.
-      const traced = lines.filter((line) => line.startsWith('['));
-      try {
-        const json = JSON.parse(lines.filter((line) => !line.startsWith('[')).join('\n')) as unknown;
-        resolve({ optimized: traced.filter((line) => line.startsWith('[completed optimizing') && STAT_PATH.test(line)).length, json });
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
+async function tracedSearch(root: string, query: string): Promise<{ optimized: number; json: unknown }> {
+  const result = await runCli(['--vault', root, 'search', query, '--json'], { nodeArgs: ['--trace-opt'] });
+  if (result.code !== 0) throw new Error(`search exited ${result.code}: ${result.stderr}`);
+  const lines = result.stdout.split('\n');
+  // V8's trace lines start with '[' at the line's start; the JSON's own arrays are indented.
+  const traced = lines.filter((line) => line.startsWith('['));
+  const json = JSON.parse(lines.filter((line) => !line.startsWith('[')).join('\n')) as unknown;
+  return { optimized: traced.filter((line) => line.startsWith('[completed optimizing') && STAT_PATH.test(line)).length, json };
 }
 
 describe('a CLI search and V8 optimizing', () => {

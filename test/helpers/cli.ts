@@ -18,12 +18,14 @@ export interface CliOptions {
   script?: string;
   /** Kills the CLI (SIGKILL) after this long, so a hang fails the test instead of outliving it. */
   timeoutMs?: number;
+  /** Node's own options before the script (e.g. V8's `--trace-opt`). */
+  nodeArgs?: readonly string[];
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, VAULTKEEPER_VAULT: undefined, NO_COLOR: '1', ...options.env };
-    const child = spawn(process.execPath, [options.script ?? CLI, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? CLI, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
