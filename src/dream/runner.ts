@@ -13,7 +13,8 @@ import { errorMessage, VaultkeeperError } from '../core/errors.js';
 import { withLock, withWriteLock } from '../core/lock.js';
 import { failpoint } from '../core/failpoint.js';
 import { redact } from '../core/redact.js';
-import { commitPaths, refreshIndexStat, uncommittedChanges, type CommitRequest } from '../git/audit.js';
+import { commitPaths, uncommittedChanges, type CommitRequest } from '../git/audit.js';
+import { snapshotEdits } from '../git/snapshot.js';
 import { clearIntent, finishInterrupted, writeIntent } from '../git/intent.js';
 import { checkoutScratch, commitScratch, headCommit, preloadFiles, removeScratchTrees, removeWorktree, SCRATCH_TREE, showFile, worktreeChanges, worktreeDiff, WORKTREES_DIR, type PathChange } from '../git/worktree.js';
 import { readLog, type Fact } from '../logs/factlog.js';
@@ -245,16 +246,11 @@ async function runLocked(ctx: VaultContext, options: DreamOptions, deps: DreamDe
     }
     await writeDreamState(ctx.root, state);
     await withWriteLock(ctx.root, async (lock) => {
-      await refreshIndexStat(lock);
-      const edits = (await uncommittedChanges(ctx.root)).map((c) => c.path);
-      if (edits.length === 0) return;
-      emit({ type: 'step', message: `committing ${edits.length} uncommitted edits first` });
-      await commitPaths(lock, ctx.config, {
-        op: 'snapshot',
-        subject: `snapshot: a person's edits before dream run ${run}`,
-        body: `Committed as they were, so the dream starts from them and a revert of the run keeps them.\n\n${edits.map((p) => `- ${p}`).join('\n')}`,
-        paths: edits,
+      const edits = await snapshotEdits(lock, ctx.config, {
+        before: `dream run ${run}`,
+        why: 'Committed as they were, so the dream starts from them and a revert of the run keeps them.',
       });
+      if (edits.length > 0) emit({ type: 'step', message: `committed ${edits.length} uncommitted edits first` });
     });
     failpoint('dream:after-snapshot');
   }

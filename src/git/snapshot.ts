@@ -1,6 +1,7 @@
 /**
  * A person's uncommitted edits committed as theirs before the program changes the vault (a `snapshot:` commit):
- * sync commits them all so a merge neither stops on them nor takes them; forget commits the pages it is about to
+ * sync commits them all so a merge neither stops on them nor takes them, the dream so it starts from them and a revert
+ * of its run keeps them; forget commits the pages it is about to
  * rewrite, so its own commit holds only the lines it removed and a later dream still sees the rest as the person's.
  */
 import type { Config } from '../core/config.js';
