@@ -751,17 +751,21 @@ export const FOLD_IN_ROWS = 50;
 
 /**
  * A table this large is not folded by a pass that someone waits for (a search's freshness pass, `forget`'s, the
- * watcher's) until its flat rows or writes reach FOLD_LATER_FACTOR × the usual bound: LanceDB's compaction rewrites
- * every fragment below a million rows, so at 1M facts a fold is the whole table, 10–13 s of CPU, and at a fixed 50
- * rows or writes one `forget` in 5–8 paid it (issue 31). Idle work folds sooner: the `reindex` command (the daemon's
- * index job runs it every 10 minutes), the daemon's and `serve`'s and the MCP server's idle fold, `reindex
- * --fold-in`. Not further: each flat fragment costs every search ~0.3 ms at 1M rows (docs/benchmarks.md, "Small
- * writes and a rebuild at scale"), so twice the bound keeps a search within the scaling table's figures.
+ * watcher's) until its writes since the last compaction reach FOLD_LATER_FACTOR × FOLD_WRITES, or its flat rows
+ * FOLD_LATER_FLAT_ROWS: LanceDB's compaction rewrites every fragment below a million rows, and at 1M facts (one
+ * table of ~1.0M rows) a fold rewrites the whole table and remaps and merges its five indices, 7–8 s of CPU (about
+ * half of it the compaction alone). Idle work folds sooner: the `reindex` command (the daemon's index job runs it
+ * every 10 minutes), the daemon's and `serve`'s and the MCP server's idle fold, `reindex --fold-in`. What a waited
+ * fold bounds is what flat parts cost a search at 1M (docs/benchmarks.md, "forget at 1M: the folds"): ~0.15–0.2 ms
+ * a fragment (a write adds one), ~2 ms a thousand flat rows in a few fragments. A `forget` writes one fragment of 4–6
+ * rows, so the bound on rows (twice FOLD_IN_ROWS before) had it pay a fold every 10–20 forgets; now every 100.
  */
 export const FOLD_LATER_ROWS = 200_000;
 /** Writes since the last compaction that make a fold due (each leaves a fragment at most). */
 export const FOLD_WRITES = 50;
 export const FOLD_LATER_FACTOR = 2;
+/** Flat rows that make a fold due for a pass someone waits for on a large table (FOLD_LATER_ROWS). */
+export const FOLD_LATER_FLAT_ROWS = 1_000;
 
 /** FOLD_LATER_ROWS, or VAULTKEEPER_FOLD_LATER_ROWS for tests (a table of a few hundred rows) and measuring. */
 export function foldLaterRows(): number {
@@ -777,12 +781,12 @@ export function foldLaterRows(): number {
  */
 async function maintenanceDue(store: IndexStore, writes: number, waited: boolean): Promise<boolean> {
   const rows = await store.count();
-  const factor = waited && rows >= foldLaterRows() ? FOLD_LATER_FACTOR : 1;
-  if (writes >= FOLD_WRITES * factor) return true;
+  const later = waited && rows >= foldLaterRows();
+  if (writes >= FOLD_WRITES * (later ? FOLD_LATER_FACTOR : 1)) return true;
   if (store.dimensions !== null && rows >= VECTOR_INDEX_ROWS && !(await store.hasVectorIndex())) return true;
   // A small table is folded sooner: a compaction costs little there, and flat rows would be most of it.
   const unindexed = await store.unindexedRows();
-  return unindexed >= FOLD_IN_ROWS * factor || unindexed * 2 > rows;
+  return unindexed >= (later ? FOLD_LATER_FLAT_ROWS : FOLD_IN_ROWS) || unindexed * 2 > rows;
 }
 
 async function embedRows(

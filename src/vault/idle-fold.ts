@@ -52,7 +52,8 @@ export class IdleFold {
       const m = await readManifestSummary(vault.root);
       if (m === null || m.writes === 0) return;
       // A large table is folded only once a fold is due (indexer/reindex.ts, FOLD_LATER_ROWS: each fold rewrites it
-      // whole); below the bound of writes one most often is not, and flat rows past twice the bound the next pass folds.
+      // whole); below the bound of writes one most often is not, and flat rows past FOLD_LATER_FLAT_ROWS the next
+      // pass folds.
       const { facts, pages, core } = rowCounts(m);
       if (facts + pages + core >= foldLaterRows() && m.writes < FOLD_WRITES) return;
       await this.foldIn(vault);
