@@ -757,8 +757,9 @@ export const FOLD_IN_ROWS = 50;
  * half of it the compaction alone). Idle work folds sooner: the `reindex` command (the daemon's index job runs it
  * every 10 minutes), the daemon's and `serve`'s and the MCP server's idle fold, `reindex --fold-in`. What a waited
  * fold bounds is what flat parts cost a search at 1M (docs/benchmarks.md, "forget at 1M: the folds"): ~0.15–0.2 ms
- * a fragment (a write adds one), ~2 ms a thousand flat rows in a few fragments. A `forget` writes one fragment of 4–6
- * rows, so the bound on rows (twice FOLD_IN_ROWS before) had it pay a fold every 10–20 forgets; now every 100.
+ * a fragment (a write adds one), ~2 ms a thousand flat rows in a few fragments. A `forget` writes one fragment of
+ * 4–11 rows (its fact's neighbours, whose passage held it), so the bound of twice FOLD_IN_ROWS flat rows it had
+ * before had it pay a fold every 7–19 forgets at 1M; these bounds, every 80–100.
  */
 export const FOLD_LATER_ROWS = 200_000;
 /** Writes since the last compaction that make a fold due (each leaves a fragment at most). */
