@@ -12,6 +12,7 @@ import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arr
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
+import type { NewestKeyedFiles, SubjectRow } from './newest-keyed-file.js';
 import { ShownById } from './shown-by-id.js';
 import { ranked, rankedEitherWay, TieDepths, type ScoredIds, type ShownIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
@@ -77,14 +78,19 @@ export class IndexStore {
     private readonly db: Connection,
     private table: Table | null,
     readonly dimensions: number | null,
+    /** Each keyed subject's newest row as the index pass left it (newest-keyed-file.ts), for a search's lookup. */
+    private readonly keyedFiles: NewestKeyedFiles | null,
   ) {}
 
-  /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
-  static async open(uri: string, dimensions: number | null): Promise<IndexStore> {
+  /**
+   * Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only.
+   * `keyedFiles`: the files a search's keyed lookup may be answered from (a search's store; a pass writes them).
+   */
+  static async open(uri: string, dimensions: number | null, keyedFiles: NewestKeyedFiles | null = null): Promise<IndexStore> {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    return new IndexStore(db, await openRows(db), dimensions);
+    return new IndexStore(db, await openRows(db), dimensions, keyedFiles);
   }
 
   /**
@@ -265,6 +271,26 @@ export class IndexStore {
     return way;
   }
 
+  /** The table's state (tableState), or null without a table: what the keyed files are stamped with (newest-keyed-file.ts). */
+  async state(): Promise<string | null> {
+    return (await this.current()) === null ? null : this.tableState();
+  }
+
+  /** Every keyed row (`subjects` null) or those of the subjects named, with the archived flag: for the keyed files. */
+  async subjectRows(subjects: readonly string[] | null): Promise<SubjectRow[]> {
+    if ((await this.current()) === null || subjects?.length === 0) return [];
+    const filter = subjects === null ? "subject != ''" : `subject IN (${subjects.map(sqlString).join(', ')})`;
+    const WANT = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
+    // Both reads at the table's version now: the pass that asks holds the index lock, so no one writes in between.
+    const [c, archived] = await Promise.all([
+      fetchColumns(this.table!.query().where(filter).select(Object.keys(WANT)), WANT),
+      // The archived rows' keys (few or none), not the flag of every row: the IPC reader takes no booleans.
+      fetchColumns(this.table!.query().where(`${filter} AND archived = true`).select(['key']), { key: 'utf8' }),
+    ]);
+    const isArchived = new Set(archived.key!.map(String));
+    return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]), archived: isArchived.has(String(key)) }));
+  }
+
   /** The open table's state as what a warm process keeps is keyed by: its version and row count. */
   private async tableState(): Promise<string> {
     const [version, rows] = await Promise.all([this.table!.version(), this.table!.countRows()]);
@@ -348,7 +374,11 @@ export class IndexStore {
       return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
     };
     if (filter.where === null) {
-      const held = await this.keyedRows.newest(state ?? (await this.tableState()), filter.archived, subjects, () => read("subject != ''"));
+      const at = state ?? (await this.tableState());
+      // The files the index pass wrote for this table state, when it is theirs (a CLI search: no second query).
+      const filed = this.keyedFiles?.newest(at, filter.archived, subjects) ?? null;
+      if (filed !== null) return filed;
+      const held = await this.keyedRows.newest(at, filter.archived, subjects, () => read("subject != ''"));
       if (held !== null) return held;
     }
     const named = `subject IN (${subjects.map(sqlString).join(', ')})`;
