@@ -276,19 +276,42 @@ export class IndexStore {
     return (await this.current()) === null ? null : this.tableState();
   }
 
-  /** Every keyed row (`subjects` null) or those of the subjects named, with the archived flag: for the keyed files. */
+  /**
+   * The keyed rows that may be a subject's newest (`subjects` null: every subject's; else those named), with the
+   * archived flag: each subject's rows of the latest date and line, among all rows and among current ones. For the
+   * keyed files (newest-keyed-file.ts), which fold these into the same newest rows as every row would give. Read as
+   * newestByIds reads, the costly key column last and only for those rows: the pass that asks holds the index lock,
+   * so the three reads see one table version.
+   */
   async subjectRows(subjects: readonly string[] | null): Promise<SubjectRow[]> {
     if ((await this.current()) === null || subjects?.length === 0) return [];
     const filter = subjects === null ? "subject != ''" : `subject IN (${subjects.map(sqlString).join(', ')})`;
-    const WANT = { key: 'utf8', subject: 'utf8', date: 'utf8', line: 'int32' } as const;
-    // Both reads at the table's version now: the pass that asks holds the index lock, so no one writes in between.
-    const [c, archived] = await Promise.all([
-      fetchColumns(this.table!.query().where(filter).select(Object.keys(WANT)), WANT),
-      // The archived rows' keys (few or none), not the flag of every row: the IPC reader takes no booleans.
-      fetchColumns(this.table!.query().where(`${filter} AND archived = true`).select(['key']), { key: 'utf8' }),
+    const CANDIDATE = { subject: 'utf8', date: 'utf8', line: 'int32', _rowid: 'uint64' } as const;
+    const [c, archivedIds] = await Promise.all([
+      fetchColumns(this.table!.query().where(filter).select(['subject', 'date', 'line']).withRowId(), CANDIDATE),
+      // The archived rows' ids (few or none), not the flag of every row: the IPC reader takes no booleans.
+      fetchColumns(this.table!.query().where(`${filter} AND archived = true`).select(['subject']).withRowId(), { subject: 'utf8', _rowid: 'uint64' }),
     ]);
-    const isArchived = new Set(archived.key!.map(String));
-    return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]), archived: isArchived.has(String(key)) }));
+    const archived = new Set(archivedIds._rowid!.map(Number));
+    const rows = c.subject!.map((subject, i) => ({ subject: String(subject), date: String(c.date![i] ?? ''), line: Number(c.line![i]), id: Number(c._rowid![i]), archived: archived.has(Number(c._rowid![i])) }));
+    type Top = { date: string; line: number };
+    const later = (row: Top, top: Top | undefined): boolean => top === undefined || row.date > top.date || (row.date === top.date && row.line > top.line);
+    const topAll = new Map<string, Top>();
+    const topCurrent = new Map<string, Top>();
+    for (const row of rows) {
+      if (later(row, topAll.get(row.subject))) topAll.set(row.subject, row);
+      if (!row.archived && later(row, topCurrent.get(row.subject))) topCurrent.set(row.subject, row);
+    }
+    const at = (row: Top, top: Top | undefined): boolean => top !== undefined && row.date === top.date && row.line === top.line;
+    const tops = rows.filter((row) => at(row, topAll.get(row.subject)) || at(row, topCurrent.get(row.subject)));
+    if (tops.length === 0) return [];
+    const taken = await fetchColumns(this.table!.takeRowIds(tops.map((row) => row.id)).withRowId().select(['key']), { key: 'utf8', _rowid: 'uint64' }, tops.length);
+    const keyOf = new Map(taken._rowid!.map((id, i) => [Number(id), String(taken.key![i])]));
+    return tops.map((row) => {
+      const key = keyOf.get(row.id);
+      if (key === undefined) throw new Error(`row ${row.id} was not found by its id`);
+      return { key, subject: row.subject, date: row.date, line: row.line, archived: row.archived };
+    });
   }
 
   /** The open table's state as what a warm process keeps is keyed by: its version and row count. */

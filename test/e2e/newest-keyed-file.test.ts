@@ -8,7 +8,6 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NEWEST_KEYED_DIR, NewestKeyedFiles } from '../../src/indexer/newest-keyed-file.js';
-import { newestBySubject } from '../../src/indexer/newest-keyed.js';
 import { IndexStore } from '../../src/indexer/store.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
@@ -37,20 +36,21 @@ async function keyedVault(): Promise<{ root: string; ids: Record<string, string>
   return { root, ids };
 }
 
-/** The table's state, and what the files and the LanceDB path say of every keyed subject, in both scopes. */
+/** The table's state, and what the files and the LanceDB path (a store without the files) say of every keyed subject, in both scopes. */
 async function answers(root: string): Promise<{ state: string | null; files: unknown; table: unknown; subjects: string[] }> {
   const store = await IndexStore.open(path.join(root, '.vaultkeeper/index'), null);
   try {
     const state = await store.state();
-    const rows = await store.subjectRows(null);
-    const subjects = [...new Set(rows.map((row) => row.subject))].sort();
+    const subjects = [...new Set((await store.subjectRows(null)).map((row) => row.subject))].sort();
     const files = new NewestKeyedFiles(root, '.vaultkeeper/index');
     const asList = (m: Map<string, unknown> | null): unknown => (m === null ? null : subjects.map((s) => [s, m.get(s) ?? null]));
+    const table = [];
+    for (const archived of [false, true]) table.push(asList(await store.newestKeyed(subjects, { where: null, archived }, state)));
     return {
       state,
       subjects,
       files: [false, true].map((archived) => asList(state === null ? null : files.newest(state, archived, subjects))),
-      table: [false, true].map((archived) => asList(newestBySubject(rows.filter((row) => archived || !row.archived)))),
+      table,
     };
   } finally {
     store.close();
