@@ -185,7 +185,8 @@ export class NewestKeyedPass {
       return pass;
     }
     const head = readHead(root);
-    const state = await table.state();
+    // A table that cannot say its state is the pass's to report (or rebuild) as it writes: here, only no base.
+    const state = await table.state().catch(() => null);
     if (head !== null && state !== null && head.state === state && head.uri === uri) {
       pass.mode = 'fold';
       pass.head = head;

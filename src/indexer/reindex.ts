@@ -29,7 +29,7 @@ import { writeLogFacts, type LogFactsEntry } from '../logs/log-facts.js';
 import { indexUri, isRemote, recordedUri, sameLocation } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
-import { NewestKeyedPass } from './newest-keyed-file.js';
+import { clearNewestKeyed, NewestKeyedPass } from './newest-keyed-file.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, indexFilesFolder, lanceMessage, type StoredRow } from './store.js';
 import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
 import { TableParts, partRowsFromEnv } from './table-parts.js';
@@ -516,7 +516,13 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
     // After the table, before the manifest: a crash between the table and these files leaves the index dirty (a
     // rebuild), and the head names the table state it describes, so files older than the table are never used.
     keyed.remove(toDelete);
-    await keyed.write(store);
+    try {
+      await keyed.write(store);
+    } catch (error) {
+      // The files only spare a search a query: without them LanceDB answers. None is left that could describe an older table.
+      note(`the keyed subjects' newest rows were not kept beside the index (${errorMessage(error)}); searches ask the index for them`);
+      await clearNewestKeyed(ctx.root).catch(() => undefined);
+    }
     failpoint('reindex:before-manifest');
     next.dirty = false;
     if (pass !== undefined) next.pass = pass;
