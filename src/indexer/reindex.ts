@@ -29,6 +29,7 @@ import { writeLogFacts, type LogFactsEntry } from '../logs/log-facts.js';
 import { indexUri, isRemote, recordedUri, sameLocation } from './location.js';
 import { dependsOnCitations, sourceKind } from './sources.js';
 import { embeddingText, type IndexRow } from './rows.js';
+import { clearNewestKeyed, NewestKeyedPass } from './newest-keyed-file.js';
 import { IndexStore, VECTOR_INDEX_ROWS, indexError, indexFilesFolder, lanceMessage, type StoredRow } from './store.js';
 import { ProjectionPool, chunksOf, poolSize, workersFromEnv } from './project-pool.js';
 import { TableParts, partRowsFromEnv } from './table-parts.js';
@@ -182,6 +183,9 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       loading ??= loadChunks(true);
     }
     const m = manifest!;
+    // Each keyed subject's newest row, beside the manifest (newest-keyed-file.ts): a new table's from the rows this
+    // pass adds, else from the files as the last pass left them and this pass's changes.
+    const keyed = await NewestKeyedPass.begin(ctx.root, recordedUri(ctx.root, uri), store, rebuilt !== null || !store.exists);
     // A rebuild keeps no shard for later: it would hold every shard of the vault (~200 MB at a million facts).
     const shards = new RowShards(ctx.root, m.rows, rebuilt === null ? warm?.shards : undefined);
 
@@ -312,16 +316,22 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       if (pool !== null && prepared === undefined) {
         results = await pool.run(inputs, chunksOf(tasks, pool.threads), local!, progress);
         if (parts !== null) {
-          for (const result of results) await takePart(parts, result, chunks!.hashesOf);
+          for (const result of results) await takePart(parts, result, chunks!.hashesOf, keyed);
         }
-      } else if (parts !== null) results = await projectInParts(local!, tasks, parts, progress, chunks!.hashesOf, prepared);
+      } else if (parts !== null) results = await projectInParts(local!, tasks, parts, progress, chunks!.hashesOf, keyed, prepared);
       else {
         results = [local!.project(tasks, embedder === null ? 'encoded' : 'rows', false, prepared)];
         progress(tasks.length);
       }
       for (const result of results) {
-        if (result.batches !== undefined) encoded.push(...result.batches);
-        if (result.rows !== undefined) toAdd.push(...result.rows);
+        if (result.batches !== undefined) {
+          keyed.addBatches(result.batches);
+          encoded.push(...result.batches);
+        }
+        if (result.rows !== undefined) {
+          keyed.addRows(result.rows);
+          toAdd.push(...result.rows);
+        }
       }
       record(tasks, results.flatMap((result) => result.files));
     };
@@ -502,6 +512,17 @@ async function indexOnce(ctx: VaultContext, options: ReindexOptions, because?: s
       }
     }
     hashRows(); // when nothing was written (new files without rows)
+    failpoint('reindex:before-newest-keyed');
+    // After the table, before the manifest: a crash between the table and these files leaves the index dirty (a
+    // rebuild), and the head names the table state it describes, so files older than the table are never used.
+    keyed.remove(toDelete);
+    try {
+      await keyed.write(store);
+    } catch (error) {
+      // The files only spare a search a query: without them LanceDB answers. None is left that could describe an older table.
+      note(`the keyed subjects' newest rows were not kept beside the index (${errorMessage(error)}); searches ask the index for them`);
+      await clearNewestKeyed(ctx.root).catch(() => undefined);
+    }
     failpoint('reindex:before-manifest');
     next.dirty = false;
     if (pass !== undefined) next.pass = pass;
@@ -609,6 +630,7 @@ async function projectInParts(
   parts: TableParts,
   progress: (files: number) => void,
   hashesOf: (file: FileProjection) => Map<string, string>,
+  keyed: NewestKeyedPass,
   prepared?: readonly PreparedPage[],
 ): Promise<ChunkResult[]> {
   const results: ChunkResult[] = [];
@@ -619,7 +641,7 @@ async function projectInParts(
     let bytes = 0;
     while (to < tasks.length && (to === from || bytes < sliceBytes)) bytes += tasks[to++]!.content.byteLength;
     const result = local.project(tasks.slice(from, to), 'encoded', false, prepared?.slice(from, to));
-    await takePart(parts, result, hashesOf);
+    await takePart(parts, result, hashesOf, keyed);
     results.push(result);
     progress(to - from);
     from = to;
@@ -631,7 +653,8 @@ async function projectInParts(
  * Hands a projection's rows to the table's parts and hashes its new files' rows now, from their batches: held for
  * hashing after the write, every batch of a rebuild lived to its end (1.7 GB at 1M facts, issue 31).
  */
-async function takePart(parts: TableParts, result: ChunkResult, hashesOf: (file: FileProjection) => Map<string, string>): Promise<void> {
+async function takePart(parts: TableParts, result: ChunkResult, hashesOf: (file: FileProjection) => Map<string, string>, keyed: NewestKeyedPass): Promise<void> {
+  keyed.addBatches(result.batches ?? []);
   await parts.take(result.batches ?? []);
   delete result.batches;
   for (const file of result.files) if (file.unhashed !== undefined) hashesOf(file);

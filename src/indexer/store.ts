@@ -12,6 +12,7 @@ import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arr
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
+import type { NewestKeyedFiles, SubjectRow } from './newest-keyed-file.js';
 import { ShownById } from './shown-by-id.js';
 import { ranked, rankedEitherWay, TieDepths, type ScoredIds, type ShownIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
@@ -77,14 +78,19 @@ export class IndexStore {
     private readonly db: Connection,
     private table: Table | null,
     readonly dimensions: number | null,
+    /** Each keyed subject's newest row as the index pass left it (newest-keyed-file.ts), for a search's lookup. */
+    private readonly keyedFiles: NewestKeyedFiles | null,
   ) {}
 
-  /** Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only. */
-  static async open(uri: string, dimensions: number | null): Promise<IndexStore> {
+  /**
+   * Opens (without creating) the index at `uri`. `dimensions` is the embedder's, or null for full-text only.
+   * `keyedFiles`: the files a search's keyed lookup may be answered from (a search's store; a pass writes them).
+   */
+  static async open(uri: string, dimensions: number | null, keyedFiles: NewestKeyedFiles | null = null): Promise<IndexStore> {
     const { connect } = await lance();
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
-    return new IndexStore(db, await openRows(db), dimensions);
+    return new IndexStore(db, await openRows(db), dimensions, keyedFiles);
   }
 
   /**
@@ -265,6 +271,49 @@ export class IndexStore {
     return way;
   }
 
+  /** The table's state (tableState), or null without a table: what the keyed files are stamped with (newest-keyed-file.ts). */
+  async state(): Promise<string | null> {
+    return (await this.current()) === null ? null : this.tableState();
+  }
+
+  /**
+   * The keyed rows that may be a subject's newest (`subjects` null: every subject's; else those named), with the
+   * archived flag: each subject's rows of the latest date and line, among all rows and among current ones. For the
+   * keyed files (newest-keyed-file.ts), which fold these into the same newest rows as every row would give. Read as
+   * newestByIds reads, the costly key column last and only for those rows: the pass that asks holds the index lock,
+   * so the three reads see one table version.
+   */
+  async subjectRows(subjects: readonly string[] | null): Promise<SubjectRow[]> {
+    if ((await this.current()) === null || subjects?.length === 0) return [];
+    const filter = subjects === null ? "subject != ''" : `subject IN (${subjects.map(sqlString).join(', ')})`;
+    const CANDIDATE = { subject: 'utf8', date: 'utf8', line: 'int32', _rowid: 'uint64' } as const;
+    const [c, archivedIds] = await Promise.all([
+      fetchColumns(this.table!.query().where(filter).select(['subject', 'date', 'line']).withRowId(), CANDIDATE),
+      // The archived rows' ids (few or none), not the flag of every row: the IPC reader takes no booleans.
+      fetchColumns(this.table!.query().where(`${filter} AND archived = true`).select(['subject']).withRowId(), { subject: 'utf8', _rowid: 'uint64' }),
+    ]);
+    const archived = new Set(archivedIds._rowid!.map(Number));
+    const rows = c.subject!.map((subject, i) => ({ subject: String(subject), date: String(c.date![i] ?? ''), line: Number(c.line![i]), id: Number(c._rowid![i]), archived: archived.has(Number(c._rowid![i])) }));
+    type Top = { date: string; line: number };
+    const later = (row: Top, top: Top | undefined): boolean => top === undefined || row.date > top.date || (row.date === top.date && row.line > top.line);
+    const topAll = new Map<string, Top>();
+    const topCurrent = new Map<string, Top>();
+    for (const row of rows) {
+      if (later(row, topAll.get(row.subject))) topAll.set(row.subject, row);
+      if (!row.archived && later(row, topCurrent.get(row.subject))) topCurrent.set(row.subject, row);
+    }
+    const at = (row: Top, top: Top | undefined): boolean => top !== undefined && row.date === top.date && row.line === top.line;
+    const tops = rows.filter((row) => at(row, topAll.get(row.subject)) || at(row, topCurrent.get(row.subject)));
+    if (tops.length === 0) return [];
+    const taken = await fetchColumns(this.table!.takeRowIds(tops.map((row) => row.id)).withRowId().select(['key']), { key: 'utf8', _rowid: 'uint64' }, tops.length);
+    const keyOf = new Map(taken._rowid!.map((id, i) => [Number(id), String(taken.key![i])]));
+    return tops.map((row) => {
+      const key = keyOf.get(row.id);
+      if (key === undefined) throw new Error(`row ${row.id} was not found by its id`);
+      return { key, subject: row.subject, date: row.date, line: row.line, archived: row.archived };
+    });
+  }
+
   /** The open table's state as what a warm process keeps is keyed by: its version and row count. */
   private async tableState(): Promise<string> {
     const [version, rows] = await Promise.all([this.table!.version(), this.table!.countRows()]);
@@ -348,7 +397,11 @@ export class IndexStore {
       return c.key!.map((key, i) => ({ key: String(key), subject: String(c.subject![i]), date: String(c.date![i] ?? ''), line: Number(c.line![i]) }));
     };
     if (filter.where === null) {
-      const held = await this.keyedRows.newest(state ?? (await this.tableState()), filter.archived, subjects, () => read("subject != ''"));
+      const at = state ?? (await this.tableState());
+      // The files the index pass wrote for this table state, when it is theirs (a CLI search: no second query).
+      const filed = this.keyedFiles?.newest(at, filter.archived, subjects) ?? null;
+      if (filed !== null) return filed;
+      const held = await this.keyedRows.newest(at, filter.archived, subjects, () => read("subject != ''"));
       if (held !== null) return held;
     }
     const named = `subject IN (${subjects.map(sqlString).join(', ')})`;

@@ -5,7 +5,8 @@
 export { VaultkeeperError } from '../core/errors.js';
 export { loadEmbedder } from '../embed/load.js';
 export { unchangedIndex, WarmCheck } from '../indexer/fresh.js';
-export { indexUri, isRemote } from '../indexer/location.js';
+export { indexUri, isRemote, recordedUri } from '../indexer/location.js';
+export { NewestKeyedFiles } from '../indexer/newest-keyed-file.js';
 export { isOutage, withOutageRetries } from '../indexer/outage.js';
 export { recordSearch, search, validateSearch } from '../indexer/search.js';
 export { IndexStore, lanceMessage } from '../indexer/store.js';

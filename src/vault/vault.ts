@@ -331,9 +331,11 @@ export class Vault {
 
   /** The query against the index as it is. The store stays open across searches (opening costs tens of ms); it sees other processes' writes. */
   private async searchIndex(query: string, options: VaultSearchOptions): Promise<SearchResult[]> {
-    const { search, IndexStore, indexUri } = await this.searchModules();
+    const { search, IndexStore, indexUri, recordedUri, NewestKeyedFiles } = await this.searchModules();
     const embedder = await this.loadEmbedder(options.onNote);
-    this.store ??= IndexStore.open(indexUri(this.ctx), embedder?.dimensions ?? null);
+    const uri = indexUri(this.ctx);
+    // The keyed subjects' newest rows as the last index pass left them: a search's keyed lookup without a second query.
+    this.store ??= IndexStore.open(uri, embedder?.dimensions ?? null, new NewestKeyedFiles(this.ctx.root, recordedUri(this.ctx.root, uri)));
     // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
     return search(this.ctx, await this.store, embedder?.uncached ?? null, query, options);
   }
