@@ -4,13 +4,14 @@
  * files' cited ids. At a million facts the manifest is ~0.8 MB of objects a fresh process parsed (~13 ms) and walked
  * (~4.5 ms) before every CLI search; this is a fraction of that (docs/benchmarks.md).
  *
- * Bound to one manifest by a random tag: the manifest written with it starts with `{"check":"<tag>"`, so a read of
- * its first bytes says whether this file was made from it. Written after the manifest: a crash between the two,
- * another writer of the manifest, a copy of either file alone, all leave a tag the manifest does not start with, and
- * the check reads the manifest instead (the same answer, slower).
+ * Bound to one manifest by a random tag, its size and its mtime: the manifest written with it starts with
+ * `{"check":"<tag>"`, so a stat and a read of its first bytes say whether this file was made from it. Written after
+ * the manifest: a crash between the two, another writer of the manifest (one that kept the opening it parsed changes
+ * the size or the mtime), a copy of either file alone, all leave a manifest this file does not name, and the check
+ * reads the manifest instead (the same answer, slower). A copy of the vault that keeps mtimes (`cp -a`) keeps both.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { writeConfined } from '../vault/confined-write.js';
 import type { ManifestHeader, RowCounts } from './manifest.js';
@@ -36,12 +37,20 @@ export function newCheckTag(): string {
   return randomBytes(12).toString('base64url');
 }
 
-/** Writes CHECK_FILE for the manifest just written with `tag`. */
-export async function writeCheckFile(root: string, tag: string, view: CheckView): Promise<void> {
+/** The manifest file as CHECK_FILE names it: its tag, and its size and mtime once written. */
+export interface ManifestIdentity {
+  tag: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Writes CHECK_FILE for the manifest just written. */
+export async function writeCheckFile(root: string, manifest: ManifestIdentity, view: CheckView): Promise<void> {
   const paths = [...view.files.keys()];
   const record = {
     format: FORMAT,
-    tag,
+    tag: manifest.tag,
+    manifest: { size: manifest.size, mtimeMs: manifest.mtimeMs },
     version: view.version,
     uri: view.uri,
     embedder: view.embedder,
@@ -74,12 +83,14 @@ export function readCheckFile(root: string, version: number, manifestRel: string
     return null;
   }
   const view = asView(value, version);
-  if (view === null || !opensWith(path.join(root, manifestRel), manifestOpening((value as { tag: string }).tag))) return null;
-  return view;
+  if (view === null) return null;
+  const { tag, manifest } = value as { tag: string; manifest: { size: number; mtimeMs: number } };
+  return isManifest(path.join(root, manifestRel), { tag, ...manifest }) ? view : null;
 }
 
-function opensWith(file: string, opening: string): boolean {
-  const want = Buffer.from(opening);
+/** True when `file` has the size and mtime named and opens with the tag. */
+function isManifest(file: string, manifest: ManifestIdentity): boolean {
+  const want = Buffer.from(manifestOpening(manifest.tag));
   const got = Buffer.alloc(want.length);
   let fd: number;
   try {
@@ -88,6 +99,8 @@ function opensWith(file: string, opening: string): boolean {
     return false;
   }
   try {
+    const info = fstatSync(fd);
+    if (info.size !== manifest.size || info.mtimeMs !== manifest.mtimeMs) return false;
     return readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
   } catch {
     return false;
@@ -99,6 +112,8 @@ function opensWith(file: string, opening: string): boolean {
 function asView(value: unknown, version: number): CheckView | null {
   if (typeof value !== 'object' || value === null) return null;
   const c = value as Record<string, unknown>;
+  const m = c.manifest as Record<string, unknown> | null;
+  if (typeof m !== 'object' || m === null || typeof m.size !== 'number' || typeof m.mtimeMs !== 'number') return null;
   if (c.format !== FORMAT || c.version !== version || typeof c.tag !== 'string' || typeof c.uri !== 'string' || typeof c.embedder !== 'string') return null;
   if (!(c.dimensions === null || typeof c.dimensions === 'number') || typeof c.inputs !== 'string' || typeof c.cited !== 'string' || typeof c.citedAgrees !== 'boolean') return null;
   const t = c.tombstones as Record<string, unknown> | null;

@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
 import { failpoint } from '../core/failpoint.js';
@@ -341,9 +341,10 @@ export async function writeManifest(root: string, summary: ManifestSummary, shar
   const written: ManifestSummary = { ...summary, dirty: false, rows: await writeShards(root, summary.rows, shards, cache) };
   // The tag first, so the check file written after can tell this manifest by its first bytes (check-file.ts).
   const tag = newCheckTag();
-  await writeConfined(root, MANIFEST_FILE, `${manifestOpening(tag)},${JSON.stringify(written).slice(1)}`);
+  const file = await writeConfined(root, MANIFEST_FILE, `${manifestOpening(tag)},${JSON.stringify(written).slice(1)}`);
+  const { size, mtimeMs } = await stat(file);
   failpoint('reindex:before-check-file');
-  await writeCheckFile(root, tag, summaryView(written));
+  await writeCheckFile(root, { tag, size, mtimeMs }, summaryView(written));
   await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
   return written;
 }

@@ -4,7 +4,7 @@
  * after the pass is still in the next search's answer. Through the built CLI; the failpoint `reindex:full-pass` tells
  * a command that answered from the check from one that went through the full pass.
  */
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_FILE } from '../../src/indexer/check-file.js';
@@ -39,20 +39,29 @@ async function tagOf(root: string, rel: string): Promise<string> {
 }
 
 describe('the check file beside the manifest', () => {
-  it('is used while the manifest is the one it was made from: a manifest damaged past its first bytes is not read', async () => {
+  it('is used while the manifest is the one it names (opening, size, mtime): a manifest damaged past its first bytes is not read', async () => {
     const root = await verifiedVault();
     await runJson(['--vault', root, 'reindex'], { env });
     expect(await tagOf(root, CHECK_FILE)).toBe(await tagOf(root, MANIFEST_FILE));
     // Read as a summary, the manifest does not carry the tag on: a writer of what it read cannot bind the check file to it.
     expect(Object.keys((await readManifestSummary(root))!)).not.toContain('check');
 
-    // Every file entry's fingerprint made a number: the manifest no longer reads as one, its opening is intact.
+    // Every file entry's fingerprint made a number of the same length: the manifest no longer reads as one, its
+    // opening and size are intact. Its mtime moved: the check file names another manifest, which is read.
     const manifest = path.join(root, MANIFEST_FILE);
-    const damaged = (await readFile(manifest, 'utf8')).replace(/"fingerprint":"[^"]*"/g, '"fingerprint":0');
+    const text = await readFile(manifest, 'utf8');
+    const damaged = text.replace(/"fingerprint":"[^"]*"/g, (field) => `"fingerprint":${'1'.repeat(field.length - 14)}`);
+    expect(damaged.length).toBe(text.length);
     await writeFile(manifest, damaged);
     expect(await readManifestSummary(root)).toBeNull();
+    const moved = await runCli(['--vault', root, 'reindex'], { env: noFullPass });
+    expect(moved.code).toBe(-1);
 
-    // Nothing changed: `reindex` and `search` answer from the check file, without the full pass (armed, it would kill them).
+    // The check file pointed at it (its mtime): nothing changed, and `reindex` and `search` answer from the check
+    // file, without the full pass (armed, it would kill them).
+    const check = JSON.parse(await readFile(path.join(root, CHECK_FILE), 'utf8')) as { manifest: { mtimeMs: number } };
+    check.manifest.mtimeMs = (await stat(manifest)).mtimeMs;
+    await writeFile(path.join(root, CHECK_FILE), JSON.stringify(check));
     const again = await runCli(['--vault', root, 'reindex'], { env: noFullPass });
     expect(again.code, again.stderr).toBe(0);
     expect(await searchTexts(root, 'cello Sundays', noFullPass)).toContain('Plays the cello on Sundays');
