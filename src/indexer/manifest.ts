@@ -331,8 +331,9 @@ export async function markDirty(root: string): Promise<string> {
 
 /**
  * Writes the shards that changed, then the summary that names them: a crash between the two leaves a summary
- * whose shards do not match (a rebuild when they are next read). Shards left with no files are deleted, and so
- * is an older version's single rows file. The caller then removes the dirty mark (`clearDirtyMark`): the summary
+ * whose shards do not match (a rebuild when they are next read). Then the check file made from the summary
+ * (check-file.ts): a crash before it leaves one that names another manifest, which the freshness check does not use.
+ * Shards left with no files are deleted, and so is an older version's single rows file. The caller then removes the dirty mark (`clearDirtyMark`): the summary
  * names its pass (`summary.pass`), so a crash before that leaves a mark that counts for nothing; one no summary names
  * (a pass that failed before this one rebuilt) is removed with it. Returns the summary as written, for a warm process
  * to keep.
