@@ -18,7 +18,7 @@ import { readTombstones, type Tombstone, type TombstoneSet } from '../tombstones
 import type { VaultContext } from '../vault/context.js';
 import { ChangeWatch, watchable } from './change-watch.js';
 import { indexUri, isRemote, sameLocation } from './location.js';
-import { readManifestSummary, rowCounts, type ManifestSummary } from './manifest.js';
+import { readManifestCheck, type ManifestSummary, type RowCounts } from './manifest.js';
 import type { ReindexResult } from './result.js';
 import { CORE_FILE, sourceKind } from './sources.js';
 
@@ -50,14 +50,14 @@ export async function unchangedIndex(ctx: VaultContext, want: FreshnessWant, war
 
 /** The check itself: the manifest against the journal, the tombstones, the index folder and every file's stat. */
 async function checkUnchanged(root: string, uri: string, want: FreshnessWant, started: number): Promise<ReindexResult | null> {
-  const m = await readManifestSummary(root);
+  const m = await readManifestCheck(root);
   if (m === null || m.dirty || !sameLocation(m.uri, root, uri) || m.embedder !== want.model || m.dimensions !== want.dimensions) return null;
   if (m.indexFiles === undefined || (want.verify && !m.verified)) return null;
   const [journal, tombstones, files, folder] = await Promise.all([readJournal(root), readTombstones(root), vaultFiles(root), indexFingerprint(uri)]);
   if (folder !== m.indexFiles || inputsHash(journal) !== m.inputs) return null;
   const tomb = tombstoneState(tombstones, m.tombstones);
   if (tomb.added === 'all' || tomb.added.length > 0) return null;
-  if (files.length !== Object.keys(m.files).length) return null;
+  if (files.length !== m.files.size) return null;
   // A stat per file ahead, in a command that ends soon after (a CLI search): V8's optimizing compiler off, where the
   // process allows it. Node's own modules are loaded by now: those loaded after the change are compiled again.
   if (files.length >= QUICK_TIERING_FILES) await quickTiering();
@@ -66,13 +66,14 @@ async function checkUnchanged(root: string, uri: string, want: FreshnessWant, st
   for (let i = files.length - 1, n = 0; i >= 0; i--, n++) {
     if (n > 0 && n % STAT_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
     const rel = files[i]!;
-    const entry = m.files[rel];
+    const entry = m.files.get(rel);
     const info = statOne(`${root}${path.sep}${rel}`, false);
     if (entry === undefined || info === null || entry.size !== info.size || entry.mtimeMs !== info.mtimeMs) return null;
   }
   // The indexer digests citations once it reaches the logs; a vault without logs keeps the recorded one.
-  if (files.some((rel) => sourceKind(rel) === 'log') && citedDigest(m, files) !== m.cited) return null;
-  return unchangedResult(m, files.length, Math.round(performance.now() - started));
+  // Every file listed is one the manifest names (and as many): the digest of its cited lists is the one over `files`.
+  if (files.some((rel) => sourceKind(rel) === 'log') && !m.citedAgrees()) return null;
+  return unchangedResult(m.counts(), files.length, Math.round(performance.now() - started));
 }
 
 /** A check's start: the watch's generation and the state of the linked-in files then. */
@@ -126,8 +127,7 @@ export class WarmCheck {
 }
 
 /** What a pass that found nothing to do reports (the same figures as the full pass would). */
-function unchangedResult(m: ManifestSummary, files: number, ms: number): ReindexResult {
-  const { facts, pages, core } = rowCounts(m);
+function unchangedResult({ facts, pages, core }: RowCounts, files: number, ms: number): ReindexResult {
   const rows = facts + pages + core;
   return {
     rows,
@@ -143,13 +143,6 @@ function unchangedResult(m: ManifestSummary, files: number, ms: number): Reindex
     rebuilt: null,
     ms,
   };
-}
-
-/** The digest of every fact id the pages cite, as the indexer records it in `cited`. */
-export function citedDigest(m: Pick<ManifestSummary, 'files'>, files: readonly string[]): string {
-  const cited = new Set<string>();
-  for (const rel of files) for (const id of m.files[rel]?.cited ?? []) cited.add(id);
-  return createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
 }
 
 /**

@@ -13,12 +13,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultkeeperError } from '../core/errors.js';
+import { failpoint } from '../core/failpoint.js';
 import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
+import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckView } from './check-file.js';
 import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
@@ -329,17 +331,51 @@ export async function markDirty(root: string): Promise<string> {
 
 /**
  * Writes the shards that changed, then the summary that names them: a crash between the two leaves a summary
- * whose shards do not match (a rebuild when they are next read). Shards left with no files are deleted, and so
- * is an older version's single rows file. The caller then removes the dirty mark (`clearDirtyMark`): the summary
+ * whose shards do not match (a rebuild when they are next read). Then the check file made from the summary
+ * (check-file.ts): a crash before it leaves one that names another manifest, which the freshness check does not use.
+ * Shards left with no files are deleted, and so is an older version's single rows file. The caller then removes the dirty mark (`clearDirtyMark`): the summary
  * names its pass (`summary.pass`), so a crash before that leaves a mark that counts for nothing; one no summary names
  * (a pass that failed before this one rebuilt) is removed with it. Returns the summary as written, for a warm process
  * to keep.
  */
 export async function writeManifest(root: string, summary: ManifestSummary, shards: ShardTexts, cache?: ShardCache): Promise<ManifestSummary> {
   const written: ManifestSummary = { ...summary, dirty: false, rows: await writeShards(root, summary.rows, shards, cache) };
-  await writeConfined(root, MANIFEST_FILE, JSON.stringify(written));
+  // The tag first, so the check file written after can tell this manifest by its first bytes (check-file.ts).
+  const tag = newCheckTag();
+  const file = await writeConfined(root, MANIFEST_FILE, `${manifestOpening(tag)},${JSON.stringify(written).slice(1)}`);
+  const { size, mtimeMs } = await stat(file);
+  failpoint('reindex:before-check-file');
+  await writeCheckFile(root, { tag, size, mtimeMs }, summaryView(written));
   await rm(await confinedPath(root, LEGACY_ROWS_FILE), { force: true });
   return written;
+}
+
+/**
+ * What the freshness check reads of the manifest: from CHECK_FILE when it was made from the manifest on disk, else
+ * from the manifest itself; null when neither is readable. Either way marked dirty as `readManifestSummary` would.
+ */
+export async function readManifestCheck(root: string): Promise<CheckView | null> {
+  const view = readCheckFile(root, VERSION, MANIFEST_FILE);
+  if (view === null) {
+    const summary = await readManifestSummary(root);
+    return summary === null ? null : summaryView(summary);
+  }
+  const mark = await readDirtyMark(root);
+  return mark === null || mark === view.pass ? view : { ...view, dirty: true };
+}
+
+/** A summary as the freshness check sees it. */
+export function summaryView(summary: ManifestSummary): CheckView {
+  const files = new Map<string, { size: number; mtimeMs: number }>();
+  for (const [rel, entry] of Object.entries(summary.files)) files.set(rel, { size: entry.size, mtimeMs: entry.mtimeMs });
+  return { ...summary, files, citedAgrees: () => citedDigest(summary, [...files.keys()]) === summary.cited, counts: () => rowCounts(summary) };
+}
+
+/** The digest of every fact id the pages cite, as the indexer records it in `cited`. */
+export function citedDigest(m: Pick<ManifestSummary, 'files'>, files: readonly string[]): string {
+  const cited = new Set<string>();
+  for (const rel of files) for (const id of m.files[rel]?.cited ?? []) cited.add(id);
+  return createHash('sha256').update([...cited].sort().join('\n')).digest('base64url');
 }
 
 /**
@@ -416,7 +452,9 @@ function asSummary(value: unknown): ManifestSummary | null {
   const m = value as Partial<ManifestSummary> & Record<string, unknown>;
   if (!isObject(m.rows) || !Object.values(m.rows).every((d) => typeof d === 'string') || !isObject(m.files)) return null;
   for (const entry of Object.values(m.files) as unknown[]) if (!isFileSummary(entry)) return null;
-  return { ...(m as ManifestSummary), cited: m.cited ?? '' };
+  // The check file's tag names the manifest it was made from: never carried into another one.
+  const { check: _tag, ...summary } = m;
+  return { ...(summary as ManifestSummary), cited: m.cited ?? '' };
 }
 
 function hasHeader(value: unknown): boolean {

@@ -57,6 +57,7 @@ const CASES: Case[] = [
   { failpoint: 'forget:after-pages', before: dreamOnce, killed: ['forget', FORGET.id], next: ['remember', 'Reads Saramago'], undoable: false },
   { failpoint: 'reindex:after-clear', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   { failpoint: 'reindex:before-manifest', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
+  { failpoint: 'reindex:before-check-file', before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'] },
   // With a projection worker (forced: the vault is small), killed while it projects and after it has finished.
   ...['reindex:projecting', 'reindex:before-manifest'].map((failpoint) => ({ failpoint, before: reindex, killed: ['reindex', '--clear'], next: ['search', 'cello'], env: { VAULTKEEPER_INDEX_WORKERS: '1' } })),
   // A new table written a part a time (a part a file here), killed once the first part is in.
