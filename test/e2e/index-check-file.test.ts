@@ -10,23 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_FILE } from '../../src/indexer/check-file.js';
 import { MANIFEST_FILE, readManifestSummary } from '../../src/indexer/manifest.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { useTempDir, writeTree } from '../helpers/tmp.js';
+import { twoFactVault } from '../helpers/cli-vault.js';
+import { useTempDir } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
 const env = { LANCE_CPU_THREADS: '2' };
 const noFullPass = { ...env, VAULTKEEPER_FAILPOINT: 'reindex:full-pass' };
 const LOG = 'logs/2026-06-02.md';
 
-/** A vault indexed twice: the second `reindex` probes every index and writes a manifest saying so (`verified`). */
-async function verifiedVault(): Promise<string> {
-  const root = path.join(await tempDir(), 'vault');
-  await runJson(['init', root], { env });
-  await writeTree(root, { '.vaultkeeper/config.yaml': 'timezone: UTC\nindex:\n  embedder: none\n' });
-  await runJson(['--vault', root, 'remember', 'Plays the cello on Sundays', '--date', '2026-06-01'], { env });
-  await runJson(['--vault', root, 'remember', 'Visits Porto every spring', '--date', '2026-06-02'], { env });
-  await runJson(['--vault', root, 'reindex'], { env });
-  return root;
-}
+const verifiedVault = async (): Promise<string> => twoFactVault(await tempDir(), env);
 
 async function searchTexts(root: string, query: string, runEnv: Record<string, string> = env): Promise<string> {
   const found = await runJson<{ results: Array<{ text: string }> }>(['--vault', root, 'search', query], { env: runEnv });

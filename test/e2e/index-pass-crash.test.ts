@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DIRTY_FILE, MANIFEST_FILE } from '../../src/indexer/manifest.js';
 import { runCli, runJson } from '../helpers/cli.js';
+import { twoFactVault } from '../helpers/cli-vault.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
@@ -19,15 +20,7 @@ interface Pass {
   rows: number;
 }
 
-async function indexedVault(): Promise<string> {
-  const root = path.join(await tempDir(), 'vault');
-  await runJson(['init', root], { env });
-  await writeTree(root, { '.vaultkeeper/config.yaml': 'timezone: UTC\nindex:\n  embedder: none\n' });
-  await runJson(['--vault', root, 'remember', 'Plays the cello on Sundays', '--date', '2026-06-01'], { env });
-  await runJson(['--vault', root, 'remember', 'Visits Porto every spring', '--date', '2026-06-02'], { env });
-  await runJson(['--vault', root, 'reindex'], { env });
-  return root;
-}
+const indexedVault = async (): Promise<string> => twoFactVault(await tempDir(), env);
 
 async function searchTexts(root: string, query: string): Promise<string> {
   const found = await runJson<{ results: Array<{ text: string }> }>(['--vault', root, 'search', query], { env });
