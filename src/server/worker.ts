@@ -5,6 +5,7 @@
  */
 import type PgBoss from 'pg-boss';
 import { VaultkeeperError, errorMessage } from '../core/errors.js';
+import { withLock } from '../core/lock.js';
 import type { Vault } from '../vault/vault.js';
 import { cappedExecutor } from './caps.js';
 import type { OpenVaults } from './copies.js';
@@ -51,10 +52,23 @@ const LEASE_LOST = 'the job lease was lost while it ran (the worker was silent p
 
 const ALWAYS_HELD: JobLease = { held: async () => true };
 
+/**
+ * One job at a time on a working copy, whatever its kind, across the processes of this host (a lock in the copy;
+ * refused at once, then re-queued). The job lease (lease.ts) is per vault across hosts and passes on when a holder
+ * hangs, but the hung attempt still runs on its copy once it wakes: between its dream's commit and its lease check
+ * and undo, another job of its own process that syncs the copy (a retried dream, a sync) pushed the stale dream
+ * inside its merge (test/e2e/server-hang.test.ts, seen under load). A stopped holder is alive, so its lock stands.
+ */
+const COPY_LOCK = 'job';
+
 async function runJob(kind: JobKind, job: PgBoss.Job<JobData>, deps: WorkerDeps, lease: JobLease): Promise<Record<string, unknown>> {
   const row = await vaultById(deps.db, job.data.vault);
   if (row === null) return { skipped: 'the vault no longer exists' };
   const vault = await deps.vaults.get(row);
+  return withLock(vault.root, COPY_LOCK, () => runOnCopy(kind, job, deps, lease, vault, row), { waitMs: 0 });
+}
+
+async function runOnCopy(kind: JobKind, job: PgBoss.Job<JobData>, deps: WorkerDeps, lease: JobLease, vault: Vault, row: VaultRow): Promise<Record<string, unknown>> {
   switch (kind) {
     case 'dream': {
       await syncVault(vault);

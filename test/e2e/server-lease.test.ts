@@ -5,7 +5,7 @@
 // answers two dreams of the vault at once. A refused retry does not spend the job's retry limit (a limit of 1 here):
 // it is re-queued for later, so no dream job ends `failed` because another attempt was doing the work.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -67,6 +67,10 @@ describe.skipIf(missing !== null)('a dream retried past its expiry', () => {
     const started = Date.now();
     while (llm.requests.length === 0 && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
     expect(llm.requests.length, first.log()).toBeGreaterThan(0);
+    // The dream job holds its working copy's job lock (worker.ts) while it runs: no other job of this host touches the
+    // copy, so none can push a dream whose lease passed on before the job's own check undoes it (server-hang.test.ts).
+    const copyLock = path.join(dir, 'data', 'vaults', 'ana', 'notes', '.vaultkeeper', 'locks', 'job.owner');
+    expect((JSON.parse(readFileSync(copyLock, 'utf8')) as { pid: number }).pid, first.log()).toBe(first.child.pid);
     const other = await startWorkerProcess({ ...env, VAULTKEEPER_SERVER_DATA: path.join(dir, 'data-other-host') }, ['--concurrency', '1']);
     processes.push(other);
 
