@@ -14,13 +14,34 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { writeConfined } from '../vault/confined-write.js';
-import type { ManifestHeader, RowCounts } from './manifest.js';
 
 export const CHECK_FILE = '.vaultkeeper/index-check.json';
 const FORMAT = 1;
 
+/** Rows by kind, as the manifest counts them. */
+export interface RowCounts {
+  facts: number;
+  pages: number;
+  core: number;
+}
+
+/** The manifest header's fields the check reads (manifest.ts `ManifestHeader`, which imports this file). */
+interface CheckHeader {
+  version: number;
+  uri: string;
+  embedder: string;
+  dimensions: number | null;
+  inputs: string;
+  tombstones: { count: number; digest: string };
+  cited: string;
+  dirty: boolean;
+  pass?: string;
+  indexFiles?: string;
+  verified?: boolean;
+}
+
 /** The manifest as the freshness check sees it, from the manifest itself or from CHECK_FILE. */
-export interface CheckView extends Pick<ManifestHeader, 'version' | 'uri' | 'embedder' | 'dimensions' | 'inputs' | 'tombstones' | 'cited' | 'dirty' | 'pass' | 'indexFiles' | 'verified'> {
+export interface CheckView extends CheckHeader {
   /** Each file's size and mtime as indexed. */
   files: ReadonlyMap<string, { size: number; mtimeMs: number }>;
   /** True when `cited` is the digest of every cited id the files' entries list. */

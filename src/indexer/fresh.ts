@@ -18,7 +18,8 @@ import { readTombstones, type Tombstone, type TombstoneSet } from '../tombstones
 import type { VaultContext } from '../vault/context.js';
 import { ChangeWatch, watchable } from './change-watch.js';
 import { indexUri, isRemote, sameLocation } from './location.js';
-import { readManifestCheck, type ManifestSummary, type RowCounts } from './manifest.js';
+import type { RowCounts } from './check-file.js';
+import { readManifestCheck, type ManifestSummary } from './manifest.js';
 import type { ReindexResult } from './result.js';
 import { CORE_FILE, sourceKind } from './sources.js';
 

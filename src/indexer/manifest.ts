@@ -20,7 +20,7 @@ import { failpoint } from '../core/failpoint.js';
 import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
-import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckView } from './check-file.js';
+import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckView, type RowCounts } from './check-file.js';
 import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
@@ -101,11 +101,6 @@ export interface Manifest extends ManifestHeader {
 /** A file's entry without its row hashes: how many rows of each kind it projects. */
 export type FileSummary = Omit<FileEntry, 'rows'> & RowCounts;
 
-export interface RowCounts {
-  facts: number;
-  pages: number;
-  core: number;
-}
 
 /** The manifest as `index-manifest.json` holds it: no row hashes, and the digest of each shard that holds them. */
 export interface ManifestSummary extends ManifestHeader {
