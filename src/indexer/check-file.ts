@@ -25,18 +25,32 @@ export interface RowCounts {
   core: number;
 }
 
-/** The manifest header's fields the check reads (manifest.ts `ManifestHeader`, which imports this file). */
-interface CheckHeader {
+/** The manifest header's fields the check reads; manifest.ts's `ManifestHeader` extends it. */
+export interface CheckHeader {
   version: number;
   uri: string;
   embedder: string;
   dimensions: number | null;
+  /** Hash of the watermark and skipped dates the rows were projected with (tombstones: `tombstones`). */
   inputs: string;
+  /**
+   * The tombstones the rows were projected with: how many entries, and the digest of those entries. A pass that
+   * finds the same entries and more re-projects only the files the new ones touch (reindex.ts); any other change
+   * re-projects every file.
+   */
   tombstones: { count: number; digest: string };
+  /** Hash of every fact id the pages cite: consolidated logs show their uncited facts, so it matters to them. */
   cited: string;
+  /** An earlier pass changed the table and did not finish (on disk: DIRTY_FILE, or `true` from an older version). */
   dirty: boolean;
+  /** The id of the pass that wrote this manifest after changing the table (its DIRTY_FILE mark). */
   pass?: string;
+  /**
+   * Fingerprint of the index folder's files (names, sizes, mtimes) when a pass last checked or wrote the
+   * table; a freshness check that finds the same folder skips opening it (fresh.ts). Local indexes only.
+   */
   indexFiles?: string;
+  /** True when that folder passed the full probe of every index (the `reindex` command) and was not written since. */
   verified?: boolean;
 }
 

@@ -20,7 +20,7 @@ import { failpoint } from '../core/failpoint.js';
 import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
-import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckView, type RowCounts } from './check-file.js';
+import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckHeader, type CheckView, type RowCounts } from './check-file.js';
 import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
@@ -57,34 +57,10 @@ export interface FileEntry {
   cited?: string[];
 }
 
-export interface ManifestHeader {
+export interface ManifestHeader extends CheckHeader {
   version: typeof VERSION;
-  uri: string;
-  embedder: string;
-  dimensions: number | null;
-  /** Hash of the watermark and skipped dates the rows were projected with (tombstones: `tombstones`). */
-  inputs: string;
-  /**
-   * The tombstones the rows were projected with: how many entries, and the digest of those entries. A pass that
-   * finds the same entries and more re-projects only the files the new ones touch (reindex.ts); any other change
-   * re-projects every file.
-   */
-  tombstones: { count: number; digest: string };
-  /** Hash of every fact id the pages cite: consolidated logs show their uncited facts, so it matters to them. */
-  cited: string;
-  /** An earlier pass changed the table and did not finish (on disk: DIRTY_FILE, or `true` from an older version). */
-  dirty: boolean;
-  /** The id of the pass that wrote this manifest after changing the table (its DIRTY_FILE mark). */
-  pass?: string;
   /** Writes since the last compaction. */
   writes: number;
-  /**
-   * Fingerprint of the index folder's files (names, sizes, mtimes) when a pass last checked or wrote the
-   * table; a freshness check that finds the same folder skips opening it (fresh.ts). Local indexes only.
-   */
-  indexFiles?: string;
-  /** True when that folder passed the full probe of every index (the `reindex` command) and was not written since. */
-  verified?: boolean;
   /**
    * Fingerprint of the table's index files (store.ts `indexFilesFolder`) when they last passed the full probe. A
    * `reindex` that finds them the same reads one row, not every index again: a write that adds or deletes rows
