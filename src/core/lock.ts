@@ -7,7 +7,7 @@ import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { VaultkeeperError } from './errors.js';
-import { ownerState, selfIdentity, type ProcessIdentity } from './owner.js';
+import { ownerState, selfIdentity, type OwnerState, type ProcessIdentity } from './owner.js';
 import { confinedPath } from '../vault/confine.js';
 
 const LOCK_DIR = '.vaultkeeper/locks';
@@ -207,8 +207,16 @@ async function releaseLost(target: string, mine: DirIdentity): Promise<void> {
  * waiter at a time takes a lock over (the `.takeover` folder): with two, one could rename aside the lock
  * the other had just made, and its holder's next mtime refresh would find no lock (lock.test.ts). The lock
  * is renamed aside and checked to be the very directory judged dead before it is removed.
+ *
+ * The judgement is confirmed after it is made: the holder may have released its lock and exited while this
+ * waiter read its record (a finished CLI call is as dead as a killed one), and the next holder taken the
+ * lock. Only once the record and the lock directory are seen unchanged after the holder was judged dead is
+ * the directory moved: a dead holder releases nothing, so it is then still the one judged. Moving a live
+ * holder's lock aside, even to give it back, leaves a moment with no lock, and a third process that takes
+ * it then writes beside the live holder (the 20-writer test saw a fact reported at another's line).
+ * `judge` is ownerState; a test passes its own to let a holder finish during the judgement.
  */
-async function takeOverDead(target: string): Promise<boolean> {
+export async function takeOverDead(target: string, judge: (owner: ProcessIdentity) => OwnerState | Promise<OwnerState> = ownerState): Promise<boolean> {
   const lockDir = `${target}.lock`;
   const mutex = `${target}.takeover`;
   try {
@@ -222,14 +230,19 @@ async function takeOverDead(target: string): Promise<boolean> {
     // is not overstated (a waiter starved between the two once judged a live holder's lock 15 s stale).
     const now = Date.now();
     const seen = await lockIdentity(lockDir);
-    const owner = await readFile(`${target}.owner`, 'utf8').then(parseOwner, () => undefined);
+    const record = await readFile(`${target}.owner`, 'utf8').catch(() => undefined);
+    const owner = record === undefined ? undefined : parseOwner(record);
     // The record must be of this very lock directory, not of an earlier holder's.
     if (owner !== undefined && sameDir(seen, owner)) {
       // 'unknown' (a namespace not visible from here) counts as alive: never taken on a guess.
-      if (ownerState(owner) !== 'dead') return false;
+      if ((await judge(owner)) !== 'dead') return false;
     } else if (now - seen.mtimeMs < MTIME_STALE_MS) {
       return false;
     }
+    // Still the lock and the record judged (see above): the same directory, mtime and record text.
+    const recordNow = await readFile(`${target}.owner`, 'utf8').catch(() => undefined);
+    const seenNow = await lockIdentity(lockDir);
+    if (recordNow !== record || seenNow.dir !== seen.dir || seenNow.born !== seen.born || seenNow.mtimeMs !== seen.mtimeMs) return false;
     const aside = `${lockDir}.taken-${process.pid}`;
     await rm(aside, { recursive: true, force: true });
     await rename(lockDir, aside);

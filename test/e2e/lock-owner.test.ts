@@ -10,7 +10,8 @@ import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/core/lock.js';
+import { acquireLock, takeOverDead } from '../../src/core/lock.js';
+import { ownerState, type OwnerState } from '../../src/core/owner.js';
 import { useTempDir } from '../helpers/tmp.js';
 
 const LOCK_MODULE = pathToFileURL(path.resolve('dist/core/lock.js')).href;
@@ -101,6 +102,41 @@ describe('locks that know their owner', () => {
       await release();
     } finally {
       parent.kill('SIGKILL');
+    }
+  });
+
+  it('a waiter that judged a holder dead just as it released and exited leaves the next holder\'s lock where it is', async () => {
+    // A finished CLI call is as dead as a killed one. The waiter read holder A's record; A then released and
+    // exited, and B took the lock, all before the waiter's judgement returned: the lock it would move is B's.
+    // Moving it aside, even to give it back, leaves a moment with no lock in which a third writer starts
+    // beside B (the 20-writer concurrency test once saw a fact reported at another's line).
+    const root = await tempDir();
+    const target = path.join(root, LOCKS, 'write');
+    const holder = spawn(process.execPath, [await holderScript(root), root]);
+    let releaseB: (() => Promise<void>) | undefined;
+    let judged: OwnerState | undefined;
+    let lockOfB: { ino: bigint; ctimeNs: bigint; birthtimeNs: bigint } | undefined;
+    try {
+      await waitFor(holder, 'held');
+      const took = await takeOverDead(target, async (owner) => {
+        const exited = new Promise((resolve) => holder.on('exit', resolve));
+        holder.stdin!.write('release\n');
+        await exited;
+        releaseB = await acquireLock(root, 'write', { waitMs: 5000 });
+        lockOfB = await stat(`${target}.lock`, { bigint: true });
+        judged = ownerState(owner);
+        return judged;
+      });
+      expect(judged).toBe('dead');
+      expect(took).toBe(false);
+      // Not renamed aside and back (a rename changes a folder's ctime), and B's record still names it.
+      const now = await stat(`${target}.lock`, { bigint: true });
+      expect({ ino: now.ino, ctimeNs: now.ctimeNs, birthtimeNs: now.birthtimeNs }).toEqual({ ino: lockOfB!.ino, ctimeNs: lockOfB!.ctimeNs, birthtimeNs: lockOfB!.birthtimeNs });
+      expect(JSON.parse(await readFile(`${target}.owner`, 'utf8'))).toMatchObject({ pid: process.pid });
+      await expect(acquireLock(root, 'write', { waitMs: 300 })).rejects.toMatchObject({ code: 'VK_LOCKED' });
+    } finally {
+      holder.kill('SIGKILL');
+      await releaseB?.();
     }
   });
 
