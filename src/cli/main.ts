@@ -114,6 +114,7 @@ function build(only: string | null = null): Command {
     .option('--archived', 'include archived pages')
     .option('--max-chars <n>', 'a budget on the characters of all results together', parsePositiveInt)
     .option('--min-score <score>', 'leave out results scoring below this (0 to 1)', parseScore)
+    .option('--no-refresh', 'search the index as it is, without first looking for changed files (faster in a large vault; misses changes since the last index pass)')
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts, command: Command) => (await import('./commands/search.js')).run(words, opts, globals(command)));
 

@@ -306,7 +306,9 @@ export class Vault {
     };
     const uri = indexUri(this.ctx);
     try {
-      return await this.searchIndex(query, options);
+      const results = await this.searchIndex(query, options);
+      if (options.refresh === false && !(await this.store)?.exists) options.onNote?.('the vault has no index yet, so nothing was searched: run `vaultkeeper reindex`, or search without --no-refresh');
+      return results;
     } catch (error) {
       if (error instanceof VaultkeeperError) throw error;
       await reopen();

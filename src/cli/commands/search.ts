@@ -16,6 +16,8 @@ export interface SearchCliOptions {
   archived?: boolean;
   maxChars?: number;
   minScore?: number;
+  /** false with `--no-refresh`: the index as it is, no freshness check and no index pass. */
+  refresh?: boolean;
   json?: boolean;
 }
 
@@ -32,7 +34,9 @@ export async function run(words: string[], opts: SearchCliOptions, globals: Glob
     maxChars: opts.maxChars,
     minScore: opts.minScore,
   };
-  const results = await searchWarm(query, options, globals) ?? await searchInProcess(query, options, globals);
+  const refresh = opts.refresh ?? true;
+  // A daemon keeps its index fresh from its watcher: its answer costs no check either way.
+  const results = await searchWarm(query, options, globals) ?? await searchInProcess(query, options, refresh, globals);
   if (opts.json) {
     printJson({ query, results });
     return;
@@ -62,14 +66,14 @@ async function searchWarm(query: string, options: SearchOptions, globals: Global
   return reply?.value ?? null;
 }
 
-async function searchInProcess(query: string, options: SearchOptions, globals: GlobalOptions): Promise<SearchResult[]> {
+async function searchInProcess(query: string, options: SearchOptions, refresh: boolean, globals: GlobalOptions): Promise<SearchResult[]> {
   // Most such searches answer from an unchanged index and end: in a large vault V8's optimizing compiler costs them
   // more than it saves (core/tiering.ts; the freshness check turns it off).
   allowQuickTiering();
   const { openVault } = await import('../../vault/vault.js');
   const vault = await openVault({ vault: globals.vault });
   try {
-    return await vault.search(query, { ...options, onNote: (message) => note(`vaultkeeper: ${message}`) });
+    return await vault.search(query, { ...options, refresh, onNote: (message) => note(`vaultkeeper: ${message}`) });
   } finally {
     await vault.close();
   }
