@@ -5,7 +5,9 @@
  * whether the two builds printed the same bytes for every query. Each build searches with its own config cache (below).
  *
  *   node dist-bench/bench/search-cli-pairs.js --vault /tmp/scale/v1000000 --base /work/main [--build .] [--pairs 12]
- *     [--arms base,build,qmd] [--env-build VAULTKEEPER_NO_FIND=1]
+ *     [--arms base,build,qmd,stale] [--env-build VAULTKEEPER_NO_FIND=1]
+ *
+ * `stale` is the build with `--no-refresh`: the index as it is, no freshness check, as qmd's search reads no file.
  *
  * qmd answers from `<vault>-qmd/qmd-home` (search-scale.ts builds it) when QMD_BIN is set.
  */
@@ -40,6 +42,7 @@ type Arm = (query: string) => [string, string[], NodeJS.ProcessEnv];
 const ARMS: Record<string, Arm> = {
   base: (q) => [process.execPath, [cli(values.base!), '--vault', vault, 'search', q, '--json'], env],
   build: (q) => [process.execPath, [cli(values.build), '--vault', vault, 'search', q, '--json'], buildEnv],
+  stale: (q) => [process.execPath, [cli(values.build), '--vault', vault, 'search', q, '--json', '--no-refresh'], buildEnv],
   qmd: (q) => [process.env.QMD_BIN ?? 'qmd', ['search', q, '--json', '-n', '10'], qmdEnv(env, path.join(`${vault}-qmd`, 'qmd-home'))],
 };
 const arms = values.arms.split(',');
@@ -96,11 +99,14 @@ const wall = (arm: string): number => median(runs[arm]!.map((r) => r.wallMs));
 const cpu = (arm: string): number => median(runs[arm]!.map((r) => r.cpuS));
 console.log(`${started.toISOString()} ${vault}: ${pairs} rounds, load ${loads(loadBefore)} -> ${loads(os.loadavg())}`);
 for (const arm of arms) console.log(`  ${arm}: wall p50 ${wall(arm).toFixed(0)} ms, CPU p50 ${cpu(arm).toFixed(2)} s`);
-for (const [a, b] of [['build', 'base'], ['build', 'qmd'], ['base', 'qmd']] as const) {
+for (const [a, b] of [['build', 'base'], ['build', 'qmd'], ['base', 'qmd'], ['stale', 'build'], ['stale', 'qmd']] as const) {
   if (!arms.includes(a) || !arms.includes(b)) continue;
   const perRound = median(runs[a]!.map((r, i) => r.wallMs / runs[b]![i]!.wallMs));
   console.log(`  ${a} / ${b}: wall ${(wall(a) / wall(b)).toFixed(2)}× (per round ${perRound.toFixed(2)}×), CPU ${(cpu(a) / cpu(b)).toFixed(2)}×`);
 }
 if (arms.includes('base') && arms.includes('build')) {
   console.log(`  the two builds printed the same bytes for every query: ${runs.base!.every((r, i) => r.stdout === runs.build![i]!.stdout)}`);
+}
+if (arms.includes('stale') && arms.includes('build')) {
+  console.log(`  with and without --no-refresh the same bytes for every query: ${runs.stale!.every((r, i) => r.stdout === runs.build![i]!.stdout)}`);
 }
