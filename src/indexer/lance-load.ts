@@ -43,17 +43,36 @@ export async function lance(): Promise<LanceApi> {
 }
 
 function loadLance(): LanceApi {
+  lanceEnvironment();
+  // LanceDB is CommonJS: require()d, it skips the ES module loader's scan of its exports (~6 ms of a CLI search).
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('@lancedb/lancedb');
+  arrowAsOneFile(main);
+  return leanLance(path.dirname(main)) ?? (require(main) as typeof Lance);
+}
+
+/** LanceDB's settings from the environment, given their defaults here before its native binding first loads. */
+export function lanceEnvironment(): void {
   process.env.LANCE_CPU_THREADS ??= DEFAULT_THREADS;
   process.env.LANCE_FTS_NUM_SHARDS ??= FTS_WORKERS;
   // LanceDB's Rust loggers write warnings (e.g. about k-means clusters, a legacy full-text index) to stderr;
   // keep the CLI's stderr for us. LANCE_LOG is lance's, LANCEDB_LOG the Node binding's.
   process.env.LANCE_LOG ??= 'error';
   process.env.LANCEDB_LOG ??= 'error';
-  // LanceDB is CommonJS: require()d, it skips the ES module loader's scan of its exports (~6 ms of a CLI search).
-  const require = createRequire(import.meta.url);
-  const main = require.resolve('@lancedb/lancedb');
-  arrowAsOneFile(main);
-  return leanLance(path.dirname(main)) ?? (require(main) as typeof Lance);
+}
+
+/**
+ * The installed LanceDB's dist/ folder when it is a version whose module layout this code knows (KNOWN_VERSION),
+ * else null; it throws where LanceDB cannot be resolved.
+ */
+export function knownLanceDist(): string | null {
+  const dist = path.dirname(createRequire(import.meta.url).resolve('@lancedb/lancedb'));
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(dist, '..', 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' && KNOWN_VERSION.test(pkg.version) ? dist : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -63,8 +82,7 @@ function loadLance(): LanceApi {
  */
 function leanLance(dist: string): LanceApi | null {
   try {
-    const pkg = JSON.parse(readFileSync(path.join(dist, '..', 'package.json'), 'utf8')) as { version?: unknown };
-    if (typeof pkg.version !== 'string' || !KNOWN_VERSION.test(pkg.version)) return null;
+    if (knownLanceDist() !== dist) return null;
     const require = createRequire(path.join(dist, 'index.js'));
     const { LocalConnection, cleanseStorageOptions } = require('./connection.js') as Partial<LeanParts['connection']>;
     const { MatchQuery, MultiMatchQuery } = require('./query.js') as Partial<typeof Lance>;

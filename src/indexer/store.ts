@@ -1,6 +1,7 @@
 /**
  * The LanceDB table behind search. This is the only module that imports LanceDB (an eslint rule keeps
- * it so); the indexer is its only writer. LanceDB loads lazily, so commands that never search never pay
+ * it so: lance-load.ts loads it, lance-read.ts reads through its native binding for a store opened to
+ * search); the indexer is its only writer. LanceDB loads lazily, so commands that never search never pay
  * for it.
  */
 import type { Connection, Table } from '@lancedb/lancedb';
@@ -11,6 +12,8 @@ import { VaultkeeperError, errorMessage } from '../core/errors.js';
 import { arrowTable, encodeColumns, joinBatches, type EncodedBatch } from './arrow-rows.js';
 import { SHOWN_FIELDS, columnsOf, tableColumns, type ColumnKind, type HIT_FIELDS, type StoredRow } from './columns.js';
 import { lance } from './lance-load.js';
+import { readLance, type ReadApi } from './lance-read.js';
+import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
 import type { NewestKeyedFiles, SubjectRow } from './newest-keyed-file.js';
 import { ShownById } from './shown-by-id.js';
@@ -80,6 +83,8 @@ export class IndexStore {
     readonly dimensions: number | null,
     /** Each keyed subject's newest row as the index pass left it (newest-keyed-file.ts), for a search's lookup. */
     private readonly keyedFiles: NewestKeyedFiles | null,
+    /** A store opened to search only through LanceDB's binding (`openToSearch`): its full-text queries are these. */
+    private readonly reader: ReadApi | null = null,
   ) {}
 
   /**
@@ -91,6 +96,19 @@ export class IndexStore {
     // A zero interval makes every read see other processes' writes (the watcher, the daemon, the CLI).
     const db = await connect(uri, { readConsistencyInterval: 0 });
     return new IndexStore(db, await openRows(db), dimensions, keyedFiles);
+  }
+
+  /**
+   * Opens the index at `uri` to be searched and never written (a vault's store): for a local index searched by full
+   * text alone, through LanceDB's native binding without its JavaScript (lance-read.ts); otherwise as `open` does.
+   */
+  static async openToSearch(uri: string, dimensions: number | null, keyedFiles: NewestKeyedFiles | null = null): Promise<IndexStore> {
+    const reader = dimensions === null && !isRemote(uri) ? readLance() : null;
+    if (reader === null) return IndexStore.open(uri, dimensions, keyedFiles);
+    // The read objects stand in for LanceDB's own in the calls the search path makes (lance-read.ts), and only there:
+    // none of them has a write method, and the store's writers are only ever called on a store from `open`.
+    const db = (await reader.connect(uri)) as unknown as Connection;
+    return new IndexStore(db, await openRows(db), dimensions, keyedFiles, reader);
   }
 
   /**
@@ -137,6 +155,7 @@ export class IndexStore {
    * first build is in, so they are built once over all of them.
    */
   async addEncoded(batches: readonly EncodedBatch[]): Promise<void> {
+    this.writable();
     if (batches.every((batch) => batch.length === 0)) return;
     const arrow = arrowModule();
     const data = arrowTable(arrow, schema(arrow, this.dimensions), [joinBatches(batches.filter((batch) => batch.length > 0))]);
@@ -149,6 +168,7 @@ export class IndexStore {
    * rows are searched until the next optimize.
    */
   async buildIndices(): Promise<void> {
+    this.writable();
     const table = this.table;
     if (table === null) return;
     const { Index } = await lance();
@@ -169,6 +189,7 @@ export class IndexStore {
   }
 
   async deleteKeys(keys: readonly string[]): Promise<void> {
+    this.writable();
     if (this.table === null || keys.length === 0) return;
     for (let i = 0; i < keys.length; i += 500) {
       const list = keys.slice(i, i + 500).map(sqlString).join(', ');
@@ -185,6 +206,7 @@ export class IndexStore {
 
   /** Compacts small fragments and folds new rows into the indices; adds the vector index once the table is large. */
   async optimize(): Promise<void> {
+    this.writable();
     if (this.table === null) return;
     await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     if (this.dimensions === null || (await this.table.countRows()) < VECTOR_INDEX_ROWS) return;
@@ -206,6 +228,11 @@ export class IndexStore {
     if (this.table === null) return 0;
     const stats = await this.table.stats();
     return stats.fragmentStats.numFragments;
+  }
+
+  /** Refuses a write to a store opened to search (`openToSearch`), whose table objects have no write methods. */
+  private writable(): void {
+    if (this.reader !== null) throw new Error('this index store was opened to be searched, not written (IndexStore.openToSearch)');
   }
 
   /** A handle kept open across searches picks up a table another process created since. */
@@ -232,7 +259,7 @@ export class IndexStore {
     // The query's words become terms as the rows' text did; words that are all stop words find nothing.
     const words = indexTerms(query.terms.join(' '));
     if ((await this.current()) === null || words === '') return { hits: [], state: null };
-    const { MultiMatchQuery, MatchQuery } = await lance();
+    const { MultiMatchQuery, MatchQuery } = (this.reader as unknown as Pick<typeof Lance, 'MultiMatchQuery' | 'MatchQuery'> | null) ?? (await lance());
     // The rows read before at this table state are not read again (shown-by-id.ts). A search during which the table
     // changed may have mixed them with another table's (one rebuilt in a new folder numbers its rows from the start
     // again): it forgets them and runs again without them. The state is read once a search, at its end: the state

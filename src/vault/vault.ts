@@ -337,7 +337,7 @@ export class Vault {
     const embedder = await this.loadEmbedder(options.onNote);
     const uri = indexUri(this.ctx);
     // The keyed subjects' newest rows as the last index pass left them: a search's keyed lookup without a second query.
-    this.store ??= IndexStore.open(uri, embedder?.dimensions ?? null, new NewestKeyedFiles(this.ctx.root, recordedUri(this.ctx.root, uri)));
+    this.store ??= IndexStore.openToSearch(uri, embedder?.dimensions ?? null, new NewestKeyedFiles(this.ctx.root, recordedUri(this.ctx.root, uri)));
     // A query is embedded once: reading the whole embedding cache for it would cost more than it saves.
     return search(this.ctx, await this.store, embedder?.uncached ?? null, query, options);
   }

@@ -55,16 +55,20 @@ describe('loading LanceDB', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('loads only the LanceDB modules the store uses for a search, not the package entry with its embeddings and rerankers', async () => {
+  it('loads LanceDB\'s native binding alone for a search (lance-read.ts), and for a write only the modules the store uses, not the package entry with its embeddings and rerankers', async () => {
     const run = await runListingModules(CLI, ['--vault', root, 'search', 'publish site', '--json'], dir, path.join(dir, 'modules.txt'));
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
-    const loaded = lanceModules(run.loaded);
+    expect(lanceModules(run.loaded)).toEqual(['native.js']);
+    const write = await runListingModules(CLI, ['--vault', root, 'reindex', '--clear', '--json'], dir, path.join(dir, 'modules.txt'));
+    expect(write.code).toBe(0);
+    const loaded = lanceModules(write.loaded);
     expect(loaded).toEqual(expect.arrayContaining(['connection.js', 'query.js', 'indices.js', 'native.js']));
     expect(loaded.filter((rel) => rel === 'index.js' || rel.startsWith('rerankers/') || rel === 'embedding/index.js')).toEqual([]);
   });
 
-  const layouts: Array<[string, (lance: string) => Promise<void>]> = [
+  // Each layout, and what a search then loads of LanceDB: its whole module, or (the version known) its binding alone.
+  const layouts: Array<[string, (lance: string) => Promise<void>, 'entry' | 'binding']> = [
     [
       'another version',
       async (lance) => {
@@ -72,6 +76,7 @@ describe('loading LanceDB', () => {
         const pkg = JSON.parse(await readFile(file, 'utf8')) as { version: string };
         await writeFile(file, JSON.stringify({ ...pkg, version: '0.99.0' }));
       },
+      'entry',
     ],
     [
       'a module moved (indices.js renamed, the entry requiring it by its new name)',
@@ -83,10 +88,11 @@ describe('loading LanceDB', () => {
         expect(text).toContain('require("./indices")');
         await writeFile(entry, text.replaceAll('require("./indices")', 'require("./indices-moved")'));
       },
+      'binding',
     ],
   ];
 
-  for (const [layout, change] of layouts) {
+  for (const [layout, change, searchLoads] of layouts) {
     it(`falls back to LanceDB's whole module for ${layout}: builds, searches and answers as the lean load does`, async () => {
       const install = await mkdtemp(path.join(dir, 'install-'));
       const bin = await installWithLanceCopy(install, change);
@@ -101,9 +107,14 @@ describe('loading LanceDB', () => {
         expect(JSON.parse(fallback.stdout)).toEqual(JSON.parse(lean.stdout));
         expect((JSON.parse(fallback.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
       }
+      const entry = (loaded: readonly string[]): boolean => loaded.some((url) => url.startsWith(`file://${install}/`) && url.endsWith('/@lancedb/lancedb/dist/index.js'));
+      const write = await runListingModules(bin, ['--vault', root, 'reindex', '--clear', '--json'], dir, path.join(dir, 'modules.txt'));
+      expect(write.code).toBe(0);
+      expect(entry(write.loaded)).toBe(true);
       const run = await runListingModules(bin, ['--vault', root, 'search', 'publish site', '--json'], dir, path.join(dir, 'modules.txt'));
       expect(run.code).toBe(0);
-      expect(run.loaded.some((url) => url.startsWith(`file://${install}/`) && url.endsWith('/@lancedb/lancedb/dist/index.js'))).toBe(true);
+      if (searchLoads === 'entry') expect(entry(run.loaded)).toBe(true);
+      else expect(lanceModules(run.loaded)).toEqual(['native.js']);
     });
   }
 });
