@@ -58,9 +58,22 @@ export interface ReadTextQuery {
   readonly inner: object;
 }
 
-export class ReadQuery {
-  constructor(readonly inner: NativeQuery) {}
+/** What both kinds of query take: the columns to read, and each row's id with them. */
+class ReadColumns<Q extends NativeTakeQuery> {
+  constructor(readonly inner: Q) {}
 
+  select(columns: string[]): this {
+    this.inner.selectColumns(columns);
+    return this;
+  }
+
+  withRowId(): this {
+    this.inner.withRowId();
+    return this;
+  }
+}
+
+export class ReadQuery extends ReadColumns<NativeQuery> {
   fullTextSearch(query: ReadTextQuery): this {
     this.inner.fullTextSearch({ query: query.inner });
     return this;
@@ -71,35 +84,13 @@ export class ReadQuery {
     return this;
   }
 
-  select(columns: string[]): this {
-    this.inner.selectColumns(columns);
-    return this;
-  }
-
   limit(limit: number): this {
     this.inner.limit(limit);
     return this;
   }
-
-  withRowId(): this {
-    this.inner.withRowId();
-    return this;
-  }
 }
 
-export class ReadTakeQuery {
-  constructor(readonly inner: NativeTakeQuery) {}
-
-  select(columns: string[]): this {
-    this.inner.selectColumns(columns);
-    return this;
-  }
-
-  withRowId(): this {
-    this.inner.withRowId();
-    return this;
-  }
-}
+export class ReadTakeQuery extends ReadColumns<NativeTakeQuery> {}
 
 export class ReadTable {
   constructor(private readonly inner: NativeTable) {}
