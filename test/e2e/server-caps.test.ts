@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { postgresMissing, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { createToken, pointAtModel, serverCli, serverEnv, startServerProcess, type ServerProcess } from '../helpers/vk-server.js';
+import { createToken, jobOutcome, pointAtModel, serverCli, serverEnv, startServerProcess, type JobView, type ServerProcess } from '../helpers/vk-server.js';
 
 const missing = postgresMissing();
 if (missing !== null) console.warn(`skipping server cap tests: ${missing}`);
@@ -40,13 +40,7 @@ describe.skipIf(missing !== null)('vaultkeeper server LLM caps', () => {
   const dream = async (tenant: string): Promise<JobState> => {
     await call(tenant, 'POST', 'remember', { facts: [{ text: `${tenant} planted tomatoes in the garden`, category: 'moment', date: '2026-03-02' }] });
     const { job } = (await call(tenant, 'POST', 'dream', { force: true })) as { job: string };
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const state = (await call(tenant, 'GET', `jobs/${job}`)) as JobState;
-      if (state.state === 'completed' || state.state === 'failed') return state;
-      if (Date.now() > deadline) throw new Error(`job ${job} is still ${state.state}\n${server.log()}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    return (await jobOutcome(async (id) => (await call(tenant, 'GET', `jobs/${id}`)) as JobView, job, 90_000, () => server.log())) as JobState;
   };
 
   beforeAll(async () => {

@@ -109,3 +109,30 @@ export function pointAtModel(root: string, baseUrl: string, options: { push?: bo
   execFileSync('git', ['-C', root, 'commit', '-qam', 'person: the LLM'], { env: GIT_ENV });
   if (options.push === true) execFileSync('git', ['-C', root, 'push', '-q', 'origin', 'HEAD:main'], { env: GIT_ENV });
 }
+
+/** What the tests read of a job (GET jobs/:id). */
+export interface JobView {
+  id: string;
+  state: string;
+  retries: number;
+  output: { status?: string; commit?: string | null; busy?: boolean; requeued?: string; [key: string]: unknown } | null;
+}
+
+/**
+ * The job that did the work asked for by `id`, once it ended: a job refused because its vault's copy was busy (a sync
+ * the remember before it queued) ends completed with `busy` and names the job queued in its place (docs/hosting.md),
+ * which is followed, and so on.
+ */
+export async function jobOutcome(get: (id: string) => Promise<JobView>, id: string, ms = 90_000, context: () => string = () => ''): Promise<JobView> {
+  const deadline = Date.now() + ms;
+  for (let current = id; ; ) {
+    const job = await get(current);
+    if (job.state === 'completed' && job.output?.busy === true && typeof job.output.requeued === 'string') {
+      current = job.output.requeued;
+      continue;
+    }
+    if (job.state === 'completed' || job.state === 'failed') return job;
+    if (Date.now() > deadline) throw new Error(`job ${current} (asked as ${id}) is still ${job.state}: ${JSON.stringify(job)}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
