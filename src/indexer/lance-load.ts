@@ -48,7 +48,7 @@ function loadLance(): LanceApi {
   const require = createRequire(import.meta.url);
   const main = require.resolve('@lancedb/lancedb');
   arrowAsOneFile(main);
-  return leanLance(path.dirname(main)) ?? (require(main) as typeof Lance);
+  return leanLance() ?? (require(main) as typeof Lance);
 }
 
 /** LanceDB's settings from the environment, given their defaults here before its native binding first loads. */
@@ -80,9 +80,10 @@ export function knownLanceDist(): string | null {
  * docs/benchmarks.md), or null when the installed LanceDB is not laid out as 0.31 is. `connect` is the entry's
  * for a URI and options: the native connection, storage option names in snake case, wrapped as the entry does.
  */
-function leanLance(dist: string): LanceApi | null {
+function leanLance(): LanceApi | null {
   try {
-    if (knownLanceDist() !== dist) return null;
+    const dist = knownLanceDist();
+    if (dist === null) return null;
     const require = createRequire(path.join(dist, 'index.js'));
     const { LocalConnection, cleanseStorageOptions } = require('./connection.js') as Partial<LeanParts['connection']>;
     const { MatchQuery, MultiMatchQuery } = require('./query.js') as Partial<typeof Lance>;

@@ -20,18 +20,15 @@ const OR = 'OR';
 interface NativeBatches {
   next(): Promise<Buffer | null>;
 }
-interface NativeQuery {
-  onlyIf(predicate: string): void;
-  fullTextSearch(query: object): void;
-  selectColumns(columns: string[]): void;
-  limit(limit: number): void;
-  withRowId(): void;
-  execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<NativeBatches>;
-}
 interface NativeTakeQuery {
   selectColumns(columns: string[]): void;
   withRowId(): void;
   execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<NativeBatches>;
+}
+interface NativeQuery extends NativeTakeQuery {
+  onlyIf(predicate: string): void;
+  fullTextSearch(query: object): void;
+  limit(limit: number): void;
 }
 interface NativeTable {
   query(): NativeQuery;
