@@ -12,7 +12,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown } from 'rolldown';
+import { RolldownMagicString, rolldown } from 'rolldown';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const OUT = path.join(ROOT, 'dist', 'bin');
@@ -50,6 +50,23 @@ const SEARCH_COMMAND = [
   'src/core/failpoint.ts',
 ].map((rel) => path.join(ROOT, rel));
 
+/**
+ * commander requires node:child_process when it loads, for subcommands that are executables of their own, which this
+ * CLI has none of; child_process brings node:net and the stream modules with it: ~2.5 ms of every command's start
+ * (docs/benchmarks.md). Required when commander would spawn, instead.
+ */
+const commanderSpawnsLazily = {
+  name: 'commander-spawns-lazily',
+  transform(code, id) {
+    if (!id.endsWith(path.join('node_modules', 'commander', 'lib', 'command.js'))) return null;
+    const eager = "const childProcess = require('node:child_process');";
+    if (!code.includes(eager)) throw new Error('bundle-cli: commander no longer requires node:child_process as this expects; see commanderSpawnsLazily');
+    const lazy = new RolldownMagicString(code);
+    lazy.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };");
+    return { code: lazy.toString(), map: lazy.generateMap({ hires: true, source: id }).toString() };
+  },
+};
+
 const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
 const isBare = (id) => !id.startsWith('.') && !path.isAbsolute(id) && !id.startsWith('\0') && !id.startsWith('node:');
 
@@ -63,6 +80,7 @@ const bundle = await rolldown({
     'project-worker': path.join(ROOT, 'src/indexer/project-worker.ts'),
   },
   platform: 'node',
+  plugins: [commanderSpawnsLazily],
   tsconfig: path.join(ROOT, 'tsconfig.build.json'),
   external: (id) => isBare(id) && !BUNDLED_PACKAGES.has(packageOf(id)),
   onLog(level, log) {

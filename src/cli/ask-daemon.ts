@@ -3,7 +3,6 @@
  * should come from this process instead (no daemon, an untrusted socket, no quick answer). Imports
  * nothing heavy, so a search answered by the daemon loads almost nothing.
  */
-import { connect } from 'node:net';
 import { VaultkeeperError } from '../core/errors.js';
 import { QUERY_FAILED, socketPath, untrustedSocket, type QueryAnswer, type QueryRequest } from '../daemon/query-protocol.js';
 
@@ -45,7 +44,9 @@ export async function askDaemon<T>(root: string, request: QueryRequest, onSkip?:
   throw new VaultkeeperError(answer.error.code, answer.error.message, { exitCode: answer.error.exitCode, ...(answer.error.hint === null ? {} : { hint: answer.error.hint }) });
 }
 
-function exchange(file: string, line: string): Promise<QueryAnswer> {
+async function exchange(file: string, line: string): Promise<QueryAnswer> {
+  // Loaded here, when a daemon's socket is found: a search answered in process never loads node:net (stdio.ts).
+  const { connect } = await import('node:net');
   return new Promise((resolve, reject) => {
     const socket = connect(file);
     let body = '';

@@ -10,6 +10,7 @@ import { packageFile } from '../core/package-files.js';
 import { redactor } from '../core/redact.js';
 import { allowBatchTiering } from '../core/tiering.js';
 import { addExamples, examplesText } from './examples.js';
+import { prepareStdio, writeErr, writeOut } from './stdio.js';
 import type { GlobalOptions } from './options.js';
 
 const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
@@ -218,7 +219,7 @@ function build(only: string | null = null): Command {
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { completionScript } = await import('./completion.js');
-      process.stdout.write(completionScript(shell, program));
+      writeOut(completionScript(shell, program));
     });
 
   if (want('serve')) program
@@ -441,28 +442,6 @@ export function parseScore(value: string): number {
 }
 
 /**
- * Every line the CLI prints passes one redaction (DESIGN §9): a key a server echoed into an error, or a
- * URL with a password, never reaches the terminal, whichever command or library wrote it.
- */
-function redactOutput(): void {
-  const clean = redactor();
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? clean(chunk) : chunk, ...rest)) as typeof stream.write;
-  }
-}
-
-/** A reader that closed the pipe (`vaultkeeper status | head -1`) has all it wants: end quietly. */
-function quietOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-  }
-}
-
-/**
  * The command an invocation names (its first word past the global options), when only that command's definition
  * need be built; null when all are needed: no command (`--help`, `--version`), `help`, or `completion` (its script
  * lists every command).
@@ -478,8 +457,8 @@ function commandNamed(argv: readonly string[]): string | null {
 }
 
 async function main(argv: string[]): Promise<void> {
-  quietOnClosedPipe();
-  redactOutput();
+  // Every line the CLI prints passes one redaction, and a closed pipe ends it quietly (stdio.ts).
+  prepareStdio(redactor());
   const debug = argv.includes('--debug');
   // The CLI is a bundle (docs/ARCHITECTURE.md): with --debug, stack traces name the sources, through the source maps
   // of the chunks loaded from here on (each command's).
@@ -511,13 +490,13 @@ async function report(error: unknown, debug: boolean): Promise<number> {
   if (explained !== undefined && explained !== error) error = explained;
   if (error instanceof VaultkeeperError) {
     // One line, whatever a library put in the message (LanceDB's carry source paths on a second line).
-    process.stderr.write(`vaultkeeper: ${error.message.split('\n')[0]}${error.hint ? `; ${error.hint}` : ''}\n`);
-    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    writeErr(`vaultkeeper: ${error.message.split('\n')[0]}${error.hint ? `; ${error.hint}` : ''}\n`);
+    if (debug && error.stack) writeErr(`${error.stack}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`vaultkeeper: unexpected error: ${message.split('\n')[0]} (run with --debug for details)\n`);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  writeErr(`vaultkeeper: unexpected error: ${message.split('\n')[0]} (run with --debug for details)\n`);
+  if (debug && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
   return 1;
 }
 
@@ -529,7 +508,7 @@ async function report(error: unknown, debug: boolean): Promise<number> {
 let finished = false;
 process.once('beforeExit', () => {
   if (finished) return;
-  process.stderr.write('vaultkeeper: internal error: the command stopped before it finished (nothing was left to wait for); run it again, and report it if it repeats\n');
+  writeErr('vaultkeeper: internal error: the command stopped before it finished (nothing was left to wait for); run it again, and report it if it repeats\n');
   process.exitCode = 70;
 });
 // Not a top-level await: the CLI bundle is CommonJS (scripts/bundle-cli.mjs).

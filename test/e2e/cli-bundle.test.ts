@@ -77,6 +77,18 @@ describe('the CLI bundle', () => {
     expect(ours.some((url) => /\/dist\/bin\/search-[\w-]+\.js$/.test(url))).toBe(true);
   });
 
+  it("loads neither node:child_process nor node:net for a search answered in process (commander's spawn, the daemon's socket and stdout's pipe are all made only when used)", async () => {
+    const list = path.join(dir, 'builtins.txt');
+    // stdout is a pipe here, as it is for a script: Node makes it a socket (node:net) when process.stdout is first read.
+    const run = await runListingModules(CLI, ['--vault', root, 'search', 'coffee', '--json'], dir, list, { esmHooks: false });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    const builtins = run.loaded.filter((line) => line.startsWith('node:'));
+    // The listing works: modules a search needs are there.
+    expect(builtins).toEqual(expect.arrayContaining(['node:fs', 'node:path', 'node:crypto']));
+    expect(builtins.filter((name) => ['node:child_process', 'node:net', 'node:tty'].includes(name))).toEqual([]);
+  });
+
   it('loads no zod for a remember or a rebuild (its modules cost either ~50 ms), no LanceDB or yaml for a remember, and the page parser from its chunk', async () => {
     const list = path.join(dir, 'modules.txt');
     const packagesOf = (loaded: readonly string[]): Set<string> =>
