@@ -57,10 +57,20 @@ export interface CheckHeader {
 /** The manifest as the freshness check sees it, from the manifest itself or from CHECK_FILE. */
 export interface CheckView extends CheckHeader {
   /** Each file's size and mtime as indexed. */
-  files: ReadonlyMap<string, { size: number; mtimeMs: number }>;
+  files: IndexedFiles;
   /** True when `cited` is the digest of every cited id the files' entries list. */
   citedAgrees(): boolean;
   counts(): RowCounts;
+}
+
+/**
+ * The files as indexed, as parallel lists: each one's path, size and mtime. Written in the order `vaultFiles` lists
+ * (sources.ts `compareSources`), so the check pairs the listing with them by position, without a lookup per file.
+ */
+export interface IndexedFiles {
+  paths: readonly string[];
+  sizes: readonly number[];
+  mtimes: readonly number[];
 }
 
 /** The first bytes of a manifest written with `tag`. */
@@ -81,7 +91,6 @@ export interface ManifestIdentity {
 
 /** Writes CHECK_FILE for the manifest just written. */
 export async function writeCheckFile(root: string, manifest: ManifestIdentity, view: CheckView): Promise<void> {
-  const paths = [...view.files.keys()];
   const record = {
     format: FORMAT,
     tag: manifest.tag,
@@ -98,9 +107,9 @@ export async function writeCheckFile(root: string, manifest: ManifestIdentity, v
     ...(view.indexFiles === undefined ? {} : { indexFiles: view.indexFiles }),
     ...(view.verified === undefined ? {} : { verified: view.verified }),
     counts: view.counts(),
-    paths,
-    sizes: paths.map((rel) => view.files.get(rel)!.size),
-    mtimes: paths.map((rel) => view.files.get(rel)!.mtimeMs),
+    paths: view.files.paths,
+    sizes: view.files.sizes,
+    mtimes: view.files.mtimes,
   };
   await writeConfined(root, CHECK_FILE, JSON.stringify(record));
 }
@@ -158,14 +167,10 @@ function asView(value: unknown, version: number): CheckView | null {
   if (typeof n !== 'object' || n === null || typeof n.facts !== 'number' || typeof n.pages !== 'number' || typeof n.core !== 'number') return null;
   const { paths, sizes, mtimes } = c;
   if (!Array.isArray(paths) || !Array.isArray(sizes) || !Array.isArray(mtimes) || sizes.length !== paths.length || mtimes.length !== paths.length) return null;
-  const files = new Map<string, { size: number; mtimeMs: number }>();
   for (let i = 0; i < paths.length; i++) {
-    const rel: unknown = paths[i];
-    const size: unknown = sizes[i];
-    const mtimeMs: unknown = mtimes[i];
-    if (typeof rel !== 'string' || typeof size !== 'number' || typeof mtimeMs !== 'number') return null;
-    files.set(rel, { size, mtimeMs });
+    if (typeof paths[i] !== 'string' || typeof sizes[i] !== 'number' || typeof mtimes[i] !== 'number') return null;
   }
+  const files: IndexedFiles = { paths: paths as string[], sizes: sizes as number[], mtimes: mtimes as number[] };
   const counts = { facts: n.facts as number, pages: n.pages as number, core: n.core as number };
   const citedAgrees = c.citedAgrees as boolean;
   return {

@@ -58,18 +58,27 @@ async function checkUnchanged(root: string, uri: string, want: FreshnessWant, st
   if (folder !== m.indexFiles || inputsHash(journal) !== m.inputs) return null;
   const tomb = tombstoneState(tombstones, m.tombstones);
   if (tomb.added === 'all' || tomb.added.length > 0) return null;
-  if (files.length !== m.files.size) return null;
+  const { paths, sizes, mtimes } = m.files;
+  if (files.length !== paths.length) return null;
   // A stat per file ahead, in a command that ends soon after (a CLI search): V8's optimizing compiler off, where the
   // process allows it. Node's own modules are loaded by now: those loaded after the change are compiled again.
   if (files.length >= QUICK_TIERING_FILES) await quickTiering();
+  // The listing and the files indexed are in one order (sources.ts `compareSources`): paired by position. A file
+  // elsewhere in the list (one written by an older version) is looked up; one not there at all is new.
+  let position: Map<string, number> | undefined;
   // From the end of the listing (MEMORY.md, the pages, then the newest logs): a file changed is most often today's
   // log, and the check stops at the first one changed (the pass that follows stats every file anyway).
   for (let i = files.length - 1, n = 0; i >= 0; i--, n++) {
     if (n > 0 && n % STAT_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
     const rel = files[i]!;
-    const entry = m.files.get(rel);
+    let at = i;
+    if (paths[i] !== rel) {
+      position ??= new Map(paths.map((p, k) => [p, k]));
+      at = position.get(rel) ?? -1;
+      if (at < 0) return null;
+    }
     const info = statOne(`${root}${path.sep}${rel}`, false);
-    if (entry === undefined || info === null || entry.size !== info.size || entry.mtimeMs !== info.mtimeMs) return null;
+    if (info === null || info.size !== sizes[at] || info.mtimeMs !== mtimes[at]) return null;
   }
   // The indexer digests citations once it reaches the logs; a vault without logs keeps the recorded one.
   // Every file listed is one the manifest names (and as many): the digest of its cited lists is the one over `files`.
@@ -211,7 +220,10 @@ function statOne(file: string, filesOnly: boolean): { size: number; mtimeMs: num
   }
 }
 
-/** Everything the indexer reads: logs, wiki pages (not the dashboard) and MEMORY.md, as vault-relative paths. */
+/**
+ * Everything the indexer reads: logs, wiki pages (not the dashboard) and MEMORY.md, as vault-relative paths, in
+ * the order of `compareSources`: the logs by date, the pages by path, MEMORY.md last.
+ */
 export async function vaultFiles(root: string): Promise<string[]> {
   const [dates, pages, core] = await Promise.all([
     listLogDates(root),

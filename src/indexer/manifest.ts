@@ -21,6 +21,7 @@ import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckHeader, type CheckView, type RowCounts } from './check-file.js';
+import { compareSources } from './sources.js';
 import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
@@ -337,9 +338,9 @@ export async function readManifestCheck(root: string): Promise<CheckView | null>
 
 /** A summary as the freshness check sees it. */
 export function summaryView(summary: ManifestSummary): CheckView {
-  const files = new Map<string, { size: number; mtimeMs: number }>();
-  for (const [rel, entry] of Object.entries(summary.files)) files.set(rel, { size: entry.size, mtimeMs: entry.mtimeMs });
-  return { ...summary, files, citedAgrees: () => citedDigest(summary, [...files.keys()]) === summary.cited, counts: () => rowCounts(summary) };
+  const paths = Object.keys(summary.files).sort(compareSources);
+  const files = { paths, sizes: paths.map((rel) => summary.files[rel]!.size), mtimes: paths.map((rel) => summary.files[rel]!.mtimeMs) };
+  return { ...summary, files, citedAgrees: () => citedDigest(summary, paths) === summary.cited, counts: () => rowCounts(summary) };
 }
 
 /** The digest of every fact id the pages cite, as the indexer records it in `cited`. */

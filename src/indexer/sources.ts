@@ -3,6 +3,7 @@
  * only this, and must not load the page parser (markdown-it) when nothing changed.
  */
 import { isPending, type Journal } from '../dream/journal.js';
+import { byCodeUnit } from '../text/compare.js';
 
 export const CORE_FILE = 'MEMORY.md';
 export const LOG_PATH_RE = /^logs\/(\d{4}-\d{2}-\d{2})\.md$/;
@@ -12,6 +13,16 @@ export type SourceKind = 'log' | 'page' | 'core';
 export function sourceKind(rel: string): SourceKind {
   if (LOG_PATH_RE.test(rel)) return 'log';
   return rel === CORE_FILE ? 'core' : 'page';
+}
+
+const KIND_ORDER: Readonly<Record<SourceKind, number>> = { log: 0, page: 1, core: 2 };
+
+/**
+ * The order `vaultFiles` (fresh.ts) lists the sources in, and the check file keeps them in: the logs by date, then
+ * the pages by path (by code unit, as `sort()` leaves them), then MEMORY.md.
+ */
+export function compareSources(a: string, b: string): number {
+  return KIND_ORDER[sourceKind(a)] - KIND_ORDER[sourceKind(b)] || byCodeUnit(a, b);
 }
 
 /** True when a log's rows depend on what the pages cite (its date is consolidated). */

@@ -4,14 +4,16 @@
  * after the pass is still in the next search's answer. Through the built CLI; the failpoint `reindex:full-pass` tells
  * a command that answered from the check from one that went through the full pass.
  */
-import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_FILE } from '../../src/indexer/check-file.js';
+import { vaultFiles } from '../../src/indexer/fresh.js';
 import { MANIFEST_FILE, readManifestSummary } from '../../src/indexer/manifest.js';
+import { compareSources } from '../../src/indexer/sources.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { twoFactVault } from '../helpers/cli-vault.js';
-import { useTempDir } from '../helpers/tmp.js';
+import { useTempDir, writeTree } from '../helpers/tmp.js';
 
 const tempDir = useTempDir();
 const env = { LANCE_CPU_THREADS: '2' };
@@ -96,5 +98,37 @@ describe('the check file beside the manifest', () => {
     const text = await readFile(log, 'utf8');
     await writeFile(log, text.replace('called Comet', 'called Vixen'));
     expect(await searchTexts(root, 'greyhound Vixen')).toContain('Adopted a greyhound called Vixen');
+  }, 120_000);
+
+  it("lists the files in the listing's order, checked by position; one elsewhere in the list is looked up, one renamed in place of another is new", async () => {
+    const root = await verifiedVault();
+    await writeTree(root, {
+      '2_Areas/Music.md': '# Music\n\nThe cello, on Sundays, with the quartet.\n',
+      '1_Projects/Zebra Garden.md': '# Zebra Garden\n\nStriped tulips along the fence.\n',
+      'aardvark notes.md': '# Aardvark notes\n\nA lowercase page at the root, after the logs by code unit.\n',
+      'MEMORY.md': '# Memory\n\n- Plays the cello\n',
+    });
+    await runJson(['--vault', root, 'reindex'], { env });
+    const check = JSON.parse(await readFile(path.join(root, CHECK_FILE), 'utf8')) as { paths: string[]; sizes: number[]; mtimes: number[] };
+    const listed = await vaultFiles(root);
+    expect(listed).toContain('aardvark notes.md');
+    expect(check.paths).toEqual(listed);
+    expect(check.paths).toEqual([...check.paths].sort(compareSources));
+    expect(check.paths.at(-1)).toBe('MEMORY.md');
+    expect(check.paths.slice(0, 2)).toEqual(['logs/2026-06-01.md', 'logs/2026-06-02.md']);
+
+    // In another order (as an older version wrote it), each file is found by name: nothing changed, no pass.
+    const order = check.paths.map((_, i) => i).reverse();
+    const reversed = { ...check, paths: order.map((i) => check.paths[i]), sizes: order.map((i) => check.sizes[i]), mtimes: order.map((i) => check.mtimes[i]) };
+    await writeFile(path.join(root, CHECK_FILE), JSON.stringify(reversed));
+    expect(await searchTexts(root, 'striped tulips', noFullPass)).toContain('Striped tulips along the fence');
+
+    // A page renamed: as many files as indexed, one of them new. The check sends the search to the full pass (armed,
+    // it kills the search), and the search without the failpoint finds the page under its new name.
+    await rename(path.join(root, '1_Projects/Zebra Garden.md'), path.join(root, '1_Projects/Yak Garden.md'));
+    expect((await runCli(['--vault', root, 'search', 'striped tulips'], { env: noFullPass })).code).toBe(-1);
+    const found = await runJson<{ results: Array<{ path: string }> }>(['--vault', root, 'search', 'striped tulips'], { env });
+    expect(found.results.map((r) => r.path)).toContain('1_Projects/Yak Garden.md');
+    expect(found.results.map((r) => r.path)).not.toContain('1_Projects/Zebra Garden.md');
   }, 120_000);
 });
