@@ -67,15 +67,20 @@ export interface ShownIds extends ResultRows {
 }
 
 /**
- * `ranked`, the cheaper of two ways for the query's vault, starting as deep as three in four of its recent tied runs
- * at the cut went, or the query's own last time (`TieDepths`; `depths.query` names the query and its filters). Where they mostly end within the least fetch (a vault of varied texts), one query of
- * rows, scores and row ids usually settles it, as `ranked` does. Otherwise (a vault of templated facts at scale: at
+ * `ranked`, the cheaper of two ways: the rows of the least fetch in one query (rows, scores and row ids) usually settle
+ * a query of a vault of varied texts. Where the tied run at the cut runs on (a vault of templated facts at scale: at
  * 1M facts the tied run at the 50th candidate ended anywhere from the 51st to the 637th row), the fetches that find
- * where the run ends read scores and row ids alone, one deep fetch rather than several doubling ones (each costs
- * LanceDB's whole query again: ~15 ms CPU at 1M, against ~0.02 ms a row more in one deeper fetch), and then the
- * rows at or above the cut by id (`rankedByIds`): reading a row's `shown`, in the query or by id, costs LanceDB
- * ~0.1–0.2 ms at 1M, so only the rows the cut needs are read, each once, and none a warm process read before
- * (`held`). The one-query way again when the table changed between the queries (docs/benchmarks.md).
+ * where it ends read scores and row ids alone, each DEEPER times the last (each costs LanceDB's whole query again:
+ * ~15 ms CPU at 1M, against ~0.02 ms a row more in one deeper fetch), and then the rows at or above the cut by id
+ * (`rankedByIds`): reading a row's `shown`, in the query or by id, costs LanceDB ~0.1–0.2 ms at 1M, so only the rows
+ * the cut needs are read, each once, and none a warm process read before (`held`). The one-query way again when the
+ * table changed between the queries (docs/benchmarks.md).
+ *
+ * The fetches are always the same sizes, the least fetch and then DEEPER times the last, up to TIE_MAX_GROWTH times
+ * the limit: LanceDB's score of a row can differ in its last bits from one fetch size to another (`SettledFetches`),
+ * and the cut compares scores exactly, so a query's answer is the answer at the first of those sizes that settles
+ * it. A query that settled past the least fetch at this table state before (`settled`) starts at the size it
+ * settled at, which answers as the way up to it would.
  */
 export async function rankedEitherWay<Hit extends Keyed>(
   rows: (size: number) => Promise<ShownIds>,
@@ -83,21 +88,18 @@ export async function rankedEitherWay<Hit extends Keyed>(
   take: (ids: readonly number[]) => Promise<{ ids: number[]; shown: string[] }>,
   parse: (shown: string, raw: number) => Hit,
   limit: number,
-  depths: { tie: TieDepths; query: string },
+  settled: { fetches: SettledFetches; query: string } | null,
   held: ReadonlyMap<number, string> = new Map(),
 ): Promise<Hit[]> {
   const least = leastFetch(limit);
-  let from = depths.tie.first(limit, depths.query);
+  let from = settled?.fetches.first(limit, settled.query) ?? least;
   // A row id names the same row for as long as it is in the table: rows read before (`held`, shown-by-id.ts, and a
   // first query's) are not read again.
   const known = new Map<number, string>();
   if (from <= least) {
     const got = await rows(least);
     const done = cutRows(got, least, parse, limit, 'descending');
-    if (done !== null) {
-      depths.tie.record(done.end, limit, depths.query);
-      return done.hits;
-    }
+    if (done !== null) return done.hits;
     got.ids.forEach((id, i) => known.set(id, got.shown[i]!));
     from = least * DEEPER;
   }
@@ -110,7 +112,7 @@ export async function rankedEitherWay<Hit extends Keyed>(
   };
   const byIds = await rankedByIds(scores, takeRest, parse, limit, 'descending', from);
   if (byIds !== null) {
-    depths.tie.record(byIds.end, limit, depths.query);
+    settled?.fetches.record(byIds.size, limit, settled.query);
     return byIds.hits;
   }
   return (await ranked(rows, parse, limit, 'descending', from / limit)).hits;
@@ -119,45 +121,39 @@ export async function rankedEitherWay<Hit extends Keyed>(
 /** How much deeper each fetch past the first goes: one deeper fetch costs less than two (rankedEitherWay). */
 const DEEPER = 4;
 
-/** How many recent queries' tied runs set the first fetch's depth, and the share of them it holds. */
-const RECENT_TIES = 20;
-const FIRST_FETCH_SHARE = 0.75;
-/** How many queries' own tied runs are remembered (a few tens of KB). */
-const KNOWN_QUERIES = 1_000;
+/** How many queries' settled fetches a store keeps (a few tens of KB). */
+const SETTLED_QUERIES = 1_000;
 
 /**
- * Where a vault's queries' tied runs at the cut ended, as multiples of their limits: how deep the next query fetches
- * first (`rankedEitherWay`). Ties are a trait of a vault's texts (templated facts tie in runs of hundreds, varied
- * texts hardly at all), so the recent ones say how deep a new query likely goes; a query asked before (an agent
- * asks the same question again) starts where its own run ended. It changes what a search costs, never what it
- * finds: a run longer than the first fetch is fetched on until it ends.
+ * The fetch size each query settled at past the least fetch, at one table state: where the same query starts next
+ * time (`rankedEitherWay`). Only the query's own: LanceDB's full-text score of a row can differ in its last bits from
+ * one fetch size to another (at 1M facts, 115 of 2,000 rows' scores moved between fetches of 60 to 2,000; its scorer
+ * sums a row's terms in another order when it skips, lance-format/lance#8666), so starting a query deeper than its
+ * own way went, as deep as other queries' ties went, answered it differently: a warm process gave 1 of the 40
+ * bench queries at 1M another answer than the CLI, and another on its second asking (docs/benchmarks.md). At one
+ * table state the same query at the same size gets the same scores, so the size it settled at answers it as before.
+ * `query` names the table state, the words, the filters and the weights.
  */
-export class TieDepths {
-  private readonly recent: number[] = [];
-  private readonly known = new Map<string, number>();
+export class SettledFetches {
+  private readonly settled = new Map<string, number>();
 
-  /**
-   * The first fetch for `limit` rows of `query`: deep enough for the run it ended at last time, or for
-   * FIRST_FETCH_SHARE of the recent runs, with the margin; at least the least fetch, at most TIE_MAX_GROWTH times
-   * the limit.
-   */
-  first(limit: number, query?: string): number {
-    const own = query === undefined ? undefined : this.known.get(`${limit}\u0000${query}`);
-    if (own === undefined && this.recent.length === 0) return leastFetch(limit);
-    const sorted = [...this.recent].sort((a, b) => a - b);
-    const end = own ?? Math.ceil(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * FIRST_FETCH_SHARE))]! * limit);
-    return Math.min(limit * TIE_MAX_GROWTH, enoughFor(end, leastFetch(limit)));
+  /** Where `query` for `limit` rows starts: the size it settled at before, else the least fetch. */
+  first(limit: number, query: string): number {
+    return this.settled.get(`${limit}\u0000${query}`) ?? leastFetch(limit);
   }
 
-  /** `query`'s tied run at the cut ended at the `end`th row. */
-  record(end: number, limit: number, query?: string): void {
-    this.recent.push(end / limit);
-    if (this.recent.length > RECENT_TIES) this.recent.shift();
-    if (query === undefined) return;
+  /** `query` for `limit` rows settled at a fetch of `size` rows. */
+  record(size: number, limit: number, query: string): void {
     const key = `${limit}\u0000${query}`;
-    this.known.delete(key);
-    this.known.set(key, end);
-    if (this.known.size > KNOWN_QUERIES) this.known.delete(this.known.keys().next().value!);
+    this.settled.delete(key);
+    if (size <= leastFetch(limit)) return;
+    this.settled.set(key, size);
+    if (this.settled.size > SETTLED_QUERIES) this.settled.delete(this.settled.keys().next().value!);
+  }
+
+  /** Forgets every query's (the table changed under a search). */
+  clear(): void {
+    this.settled.clear();
   }
 }
 
@@ -189,7 +185,7 @@ export async function rankedByIds<Hit extends Keyed>(
   limit: number,
   order: 'descending' | 'ascending',
   from: number,
-): Promise<{ hits: Hit[]; end: number } | null> {
+): Promise<{ hits: Hit[]; end: number; size: number } | null> {
   const sign = order === 'descending' ? -1 : 1;
   const most = limit * TIE_MAX_GROWTH;
   for (let size = Math.min(most, Math.max(leastFetch(limit), Math.ceil(from))); ; size = Math.min(most, size * DEEPER)) {
@@ -199,13 +195,13 @@ export async function rankedByIds<Hit extends Keyed>(
     if (cut === null) continue;
     // The rows at or above the cut: the ones kept, and the rest of the tied run, whose keys say which are kept.
     const wanted = byScore.slice(0, cut.end);
-    if (wanted.length === 0) return { hits: [], end: 0 };
+    if (wanted.length === 0) return { hits: [], end: 0, size };
     const score = new Map(wanted.map((i) => [ids[i]!, raw[i]!]));
     const taken = await take(wanted.map((i) => ids[i]!));
     if (taken.ids.length !== wanted.length || new Set(taken.ids).size !== wanted.length || taken.ids.some((id) => !score.has(id))) return null;
     const hits = taken.ids.map((id, i) => ({ hit: parse(taken.shown[i]!, score.get(id)!), raw: score.get(id)! }));
     hits.sort((a, b) => sign * (a.raw - b.raw) || byCodeUnit(a.hit.key, b.hit.key));
-    return { hits: hits.slice(0, limit).map((h) => h.hit), end: cut.end };
+    return { hits: hits.slice(0, limit).map((h) => h.hit), end: cut.end, size };
   }
 }
 

@@ -17,7 +17,7 @@ import { isRemote } from './location.js';
 import { KeyedRows, newestBySubject, type KeyedRow } from './newest-keyed.js';
 import type { NewestKeyedFiles, SubjectRow } from './newest-keyed-file.js';
 import { ShownById } from './shown-by-id.js';
-import { ranked, rankedEitherWay, TieDepths, type ScoredIds, type ShownIds } from './ranked.js';
+import { ranked, rankedEitherWay, SettledFetches, type ScoredIds, type ShownIds } from './ranked.js';
 import { readBatch, readIpc, readIpcColumns, type Cell, type ColumnType, type ResultRows } from './result-rows.js';
 import { indexTerms } from './terms.js';
 import type { IndexRow } from './rows.js';
@@ -68,8 +68,8 @@ export class IndexStore {
    * next query starts there. It changes what a search costs, never what it finds.
    */
   private vectorFactor = 0;
-  /** How deep the full-text list's recent tied runs at the cut went: where the next query's first fetch stops (ranked.ts). */
-  private readonly textDepths = new TieDepths();
+  /** The fetch size each full-text query settled at, at one table state: where it starts when asked again (ranked.ts). */
+  private readonly settledFetches = new SettledFetches();
   /** Each keyed subject's newest row, for a warm process's searches (newestKeyed). */
   private readonly keyedRows = new KeyedRows();
   /** The rows a warm process's full-text searches read, by row id, for one table state (fullText). */
@@ -268,13 +268,15 @@ export class IndexStore {
     // (each reading is two calls into LanceDB, ~0.2 ms of the main thread each at 100k rows: docs/benchmarks.md).
     const before = this.confirmed ?? (await this.tableState());
     const way = this.searchWay();
-    const hits = await this.fullTextAt(query, filter, limit, words, this.shownById.at(before), { MultiMatchQuery, MatchQuery }, way);
+    const hits = await this.fullTextAt(query, filter, limit, words, before, this.shownById.at(before), { MultiMatchQuery, MatchQuery }, way);
     const after = await (way.state ?? this.tableState());
     this.confirmed = after;
     // Rows that came from one query each (no rows held, no take by id) are of one table state whenever it changed.
     if (after === before || !way.byIds) return { hits, state: after };
     this.shownById.drop();
-    return { hits: await this.fullTextAt(query, filter, limit, words, new Map(), { MultiMatchQuery, MatchQuery }, this.searchWay()), state: after };
+    // What it settled at may have been of either table: it starts from the least fetch, as every query then does.
+    this.settledFetches.clear();
+    return { hits: await this.fullTextAt(query, filter, limit, words, null, new Map(), { MultiMatchQuery, MatchQuery }, this.searchWay()), state: after };
   }
 
   /**
@@ -347,12 +349,16 @@ export class IndexStore {
     return `${version}:${rows}`;
   }
 
-  /** fullText at one table state, the rows read before at it `held`. */
+  /**
+   * fullText at one table state (`state`: where each query settled at it is kept, ranked.ts `SettledFetches`; null:
+   * nothing kept), the rows read before at it `held`.
+   */
   private async fullTextAt(
     query: TextQuery,
     filter: { where: string | null; archived: boolean },
     limit: number,
     words: string,
+    state: string | null,
     held: ReadonlyMap<number, string>,
     { MultiMatchQuery, MatchQuery }: Pick<typeof Lance, 'MultiMatchQuery' | 'MatchQuery'>,
     way: SearchWay,
@@ -377,7 +383,7 @@ export class IndexStore {
         async (ids) => hold(await fetchTaken(this.table!.takeRowIds(ids).withRowId().select(['shown']), ids.length, way.started)),
         shownHit,
         limit,
-        { tie: this.textDepths, query: `${words}\u0000${where ?? ''}\u0000${query.contextWeight}` },
+        state === null ? null : { fetches: this.settledFetches, query: `${state}\u0000${words}\u0000${where ?? ''}\u0000${query.contextWeight}` },
         held,
       );
     };

@@ -2,11 +2,12 @@
  * The best rows of a query whose limit cuts a tied run arbitrarily (ranked.ts): fetched by scores and row ids
  * (`rankedByIds`), they are the rows the one-query way (`ranked`) keeps, whichever tied rows the "LanceDB" here
  * hands back, and a take that misses a row (the table changed between the two queries) says so; `rankedEitherWay`
- * reads rows in one query first where the vault's ties are mostly short, and by ids where they run long, as deep
- * as recent ties went (`TieDepths`), never reading a row twice or one it held before.
+ * reads rows in one query first, and by ids where the tie runs on, never reading a row twice or one it held before;
+ * its fetches are always of the same sizes, so a "LanceDB" whose scores move in their last bits with the fetch size
+ * answers a query the same whatever was asked before (`SettledFetches`).
  */
 import { describe, expect, it } from 'vitest';
-import { leastFetch, ranked, rankedByIds, rankedEitherWay, TieDepths, TIE_MAX_GROWTH } from '../../src/indexer/ranked.js';
+import { leastFetch, ranked, rankedByIds, rankedEitherWay, SettledFetches, TIE_MAX_GROWTH } from '../../src/indexer/ranked.js';
 import { createRandom } from '../../bench/random.js';
 
 interface Row {
@@ -85,78 +86,122 @@ describe('rankedByIds', () => {
 });
 
 describe('rankedEitherWay', () => {
+  /** The three fetches `rankedEitherWay` is given, over `fetch`, logging each call and every row whose JSON is read. */
+  function ways(rows: readonly Row[], fetch: (size: number) => Row[]) {
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const calls: string[] = [];
+    const read: number[] = [];
+    const query = (settled: { fetches: SettledFetches; query: string } | null, held: ReadonlyMap<number, string> = new Map()): Promise<Array<{ key: string; raw: number }>> =>
+      rankedEitherWay(
+        async (size) => {
+          calls.push(`rows ${size}`);
+          const out = fetch(size);
+          read.push(...out.map((r) => r.id));
+          return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
+        },
+        async (size) => {
+          calls.push(`scores ${size}`);
+          const out = fetch(size);
+          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+        },
+        async (ids) => {
+          calls.push('take');
+          read.push(...ids);
+          return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
+        },
+        parse,
+        50,
+        settled,
+        held,
+      );
+    return { calls, read, query };
+  }
+
   it('keeps the rows ranked keeps: in one query when the tie ends within the least fetch, by ids when it runs on', async () => {
     // Distinct scores (no tie at the cut), then long runs of equal ones.
     const varied: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${(id * 7919) % 300}`, raw: 1000 - id }));
     for (const [rows, tookIds] of [[varied, false], [table(400, 5), true]] as const) {
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      const fetch = lance(rows, 9);
       const expected = (await ranked(async (size) => {
         const got = lance(rows, 2)(size);
         return { shown: got.map((r) => r.key), raw: got.map((r) => r.raw) };
       }, parse, 50, 'descending', 0)).hits;
-      const calls: string[] = [];
-      const read: number[] = [];
-      const depths = new TieDepths();
-      const query = (held: ReadonlyMap<number, string> = new Map()): Promise<Array<{ key: string; raw: number }>> =>
-        rankedEitherWay(
-          async (size) => {
-            calls.push(`rows ${size}`);
-            const out = fetch(size);
-            read.push(...out.map((r) => r.id));
-            return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
-          },
-          async (size) => {
-            calls.push(`scores ${size}`);
-            const out = fetch(size);
-            return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-          },
-          async (ids) => {
-            calls.push('take');
-            read.push(...ids);
-            return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
-          },
-          parse,
-          50,
-          { tie: depths, query: 'q' },
-          held,
-        );
-      expect(await query()).toEqual(expected);
+      const { calls, read, query } = ways(rows, lance(rows, 9));
+      const fetches = new SettledFetches();
+      expect(await query({ fetches, query: 'q' })).toEqual(expected);
       expect(calls[0]).toBe('rows 60');
       expect(calls.includes('take')).toBe(tookIds);
       // No row's JSON is read twice.
       expect(new Set(read).size).toBe(read.length);
-      if (!tookIds) continue;
-      // A vault whose queries' ties run long starts with scores and ids, as deep as its recent ties went.
+      if (!tookIds) {
+        expect(fetches.first(50, 'q')).toBe(leastFetch(50));
+        continue;
+      }
+      // Asked again, the query starts with scores and ids at the size it settled at.
+      expect(fetches.first(50, 'q')).toBeGreaterThan(leastFetch(50));
       calls.length = 0;
-      expect(depths.first(50)).toBeGreaterThan(leastFetch(50));
-      expect(await query()).toEqual(expected);
-      expect(calls[0]).toBe(`scores ${depths.first(50, 'q')}`);
+      expect(await query({ fetches, query: 'q' })).toEqual(expected);
+      expect(calls[0]).toBe(`scores ${fetches.first(50, 'q')}`);
       // Rows held from before are not read again: with every row held, nothing is taken.
       calls.length = 0;
-      expect(await query(new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
+      expect(await query({ fetches, query: 'q' }, new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
       expect(calls).not.toContain('take');
     }
   });
+
+  it('answers a query the same whatever was asked before, where scores move in their last bits with the fetch size', async () => {
+    // LanceDB's full-text score of a row can differ by an ulp or two between fetch sizes (its scorer sums in another
+    // order when it skips): here a row's score at a fetch of n rows is its own plus 1e-6 or not, by the row and n.
+    const rows = table(400, 11);
+    const rng = createRandom(3);
+    const bump = new Map<string, number>();
+    const moved = (row: Row, size: number): number => {
+      const key = `${row.id} ${size}`;
+      if (!bump.has(key)) bump.set(key, rng.int(2) * 1e-6);
+      return row.raw + bump.get(key)!;
+    };
+    const fetch = (size: number): Row[] => rows.map((row) => ({ ...row, raw: moved(row, size) })).sort((a, b) => b.raw - a.raw || a.id - b.id).slice(0, size);
+    const fresh = ways(rows, fetch);
+    const answer = await fresh.query(null);
+    // The fetches a fresh process makes: the least fetch, then DEEPER times it.
+    expect(fresh.calls.filter((call) => call !== 'take')).toEqual(['rows 60', 'scores 240']);
+    // Starting deeper than the query's own way, at a size other queries' ties reached, answers differently here:
+    // what the sizes below guard against.
+    const deeper = await rankedByIds(async (size) => {
+      const out = fetch(size);
+      return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+    }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => rows[id]!.key) }), parse, 50, 'descending', 150);
+    expect(deeper?.hits).not.toEqual(answer);
+
+    const fetches = new SettledFetches();
+    // Other queries settled deep; this one starts at the least fetch all the same, and answers as a fresh process.
+    fetches.record(800, 50, 'state 1\u0000other words');
+    fetches.record(150, 50, 'state 1\u0000more words');
+    const warm = ways(rows, fetch);
+    expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
+    expect(warm.calls[0]).toBe('rows 60');
+    // Asked again at the same state it starts where it settled, with the same answer; at another state, from the start.
+    warm.calls.length = 0;
+    expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
+    expect(warm.calls[0]).toBe('scores 240');
+    expect(fetches.first(50, 'state 2\u0000q')).toBe(leastFetch(50));
+  });
 });
 
-describe('TieDepths', () => {
-  it('starts at the least fetch, then fetches as deep as three in four recent tied runs went, with the margin', () => {
-    const depths = new TieDepths();
-    expect(depths.first(50)).toBe(60);
-    for (const end of [50, 55, 60, 70, 80, 90, 100, 400]) depths.record(end, 50);
-    // Of 8 runs the 7th shortest (100 rows): 120 with the margin; for a limit of 10, the same multiple.
-    expect(depths.first(50)).toBe(120);
-    expect(depths.first(10)).toBe(24);
-    // Only the recent runs count, and never past TIE_MAX_GROWTH times the limit.
-    for (let i = 0; i < 20; i++) depths.record(5000, 50);
-    expect(depths.first(50)).toBe(50 * TIE_MAX_GROWTH);
-    for (let i = 0; i < 20; i++) depths.record(50, 50);
-    expect(depths.first(50)).toBe(60);
-    // A query asked before starts where its own run ended, for its limit.
-    depths.record(300, 50, 'coffee');
-    expect(depths.first(50, 'coffee')).toBe(360);
-    expect(depths.first(50, 'tea')).toBe(60);
-    expect(depths.first(20, 'coffee')).toBe(24);
+describe('SettledFetches', () => {
+  it('keeps the size a query settled at past the least fetch, for its limit, forgets the oldest past its bound, and clears', () => {
+    const fetches = new SettledFetches();
+    expect(fetches.first(50, 'coffee')).toBe(60);
+    fetches.record(240, 50, 'coffee');
+    expect(fetches.first(50, 'coffee')).toBe(240);
+    expect(fetches.first(50, 'tea')).toBe(60);
+    expect(fetches.first(20, 'coffee')).toBe(leastFetch(20));
+    // Settled at the least fetch: nothing to keep.
+    fetches.record(60, 50, 'coffee');
+    expect(fetches.first(50, 'coffee')).toBe(60);
+    for (let i = 0; i <= 1_000; i++) fetches.record(50 * TIE_MAX_GROWTH, 50, `q${i}`);
+    expect(fetches.first(50, 'q0')).toBe(60);
+    expect(fetches.first(50, 'q1000')).toBe(800);
+    fetches.clear();
+    expect(fetches.first(50, 'q1000')).toBe(60);
   });
 });
