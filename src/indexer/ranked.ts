@@ -68,7 +68,7 @@ export interface ShownIds extends ResultRows {
 
 /**
  * `ranked`, the cheaper of two ways: the rows of the least fetch in one query (rows, scores and row ids) usually settle
- * a query of a vault of varied texts. Where the tied run at the cut runs on (a vault of templated facts at scale: at
+ * a query of a vault of varied texts (a process holding rows from earlier searches asks for scores and ids alone). Where the tied run at the cut runs on (a vault of templated facts at scale: at
  * 1M facts the tied run at the 50th candidate ended anywhere from the 51st to the 637th row), the fetches that find
  * where it ends read scores and row ids alone, each DEEPER times the last (each costs LanceDB's whole query again:
  * ~15 ms CPU at 1M, against ~0.02 ms a row more in one deeper fetch), and then the rows at or above the cut by id
@@ -96,7 +96,9 @@ export async function rankedEitherWay<Hit extends Keyed>(
   // A row id names the same row for as long as it is in the table: rows read before (`held`, shown-by-id.ts, and a
   // first query's) are not read again.
   const known = new Map<number, string>();
-  if (from <= least) {
+  // A process that holds rows asks for scores and ids and takes only the rows it lacks; one that holds none reads the
+  // rows in the query. A row's score is the same whatever the query selects (docs/benchmarks.md), so either answers alike.
+  if (from <= least && held.size === 0) {
     const got = await rows(least);
     const done = cutRows(got, least, parse, limit, 'descending');
     if (done !== null) return done.hits;

@@ -134,6 +134,10 @@ describe('rankedEitherWay', () => {
       expect(new Set(read).size).toBe(read.length);
       if (!tookIds) {
         expect(fetches.first(50, 'q')).toBe(leastFetch(50));
+        // A process holding rows asks for scores and ids at the same size, and takes none it holds: the same answer.
+        calls.length = 0;
+        expect(await query({ fetches, query: 'q' }, new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
+        expect(calls).toEqual(['scores 60']);
         continue;
       }
       // Asked again, the query starts with scores and ids at the size it settled at.
