@@ -6,7 +6,7 @@
  * Node makes `process.stdout` on first use, and for a pipe that is a socket with the stream machinery behind it
  * (node:net and node:stream: ~3.5 ms of a quick command's start here, docs/benchmarks.md). So the CLI's own lines
  * are written to the descriptor directly, as Node itself writes to a pipe or a file on Linux and macOS (at once,
- * in order), and the streams are prepared the same way when something first asks for them: commander's help, a
+ * in order; on Windows through the stream, as before), and the streams are prepared the same way when something first asks for them: commander's help, a
  * prompt, a library.
  */
 import { writeSync } from 'node:fs';
@@ -37,7 +37,8 @@ export function writeErr(text: string): void {
 
 function writeTo(fd: 1 | 2, name: Name, text: string): void {
   if (fd === 2 && stderrClosed) return;
-  if (made[name]) {
+  // Windows' console takes text through its own calls (Node's stream makes them), not bytes written to a descriptor.
+  if (made[name] || process.platform === 'win32') {
     process[name].write(text);
     return;
   }
