@@ -103,7 +103,7 @@ export async function rankedEitherWay<Hit extends Keyed>(
     const done = cutRows(got, least, parse, limit, 'descending');
     if (done !== null) return done.hits;
     got.ids.forEach((id, i) => known.set(id, got.shown[i]!));
-    from = least * DEEPER;
+    from = deeper(least);
   }
   const shownOf = (id: number): string | undefined => known.get(id) ?? held.get(id);
   const takeRest = async (ids: readonly number[]): Promise<{ ids: number[]; shown: string[] }> => {
@@ -120,8 +120,16 @@ export async function rankedEitherWay<Hit extends Keyed>(
   return (await ranked(rows, parse, limit, 'descending', from / limit)).hits;
 }
 
-/** How much deeper each fetch past the first goes: one deeper fetch costs less than two (rankedEitherWay). */
-const DEEPER = 4;
+/**
+ * How much deeper each fetch past the first goes (rankedEitherWay): one deeper fetch costs less than two, and a query
+ * asked again starts at the size it settled at, so the steps are not much deeper than the tied runs they must hold. At
+ * 100k and 1M templated facts the runs at the 50th candidate ended at the 52nd to the 154th row: 2.5 times the least
+ * fetch (150) holds nearly all; four times (240) cost a warm search at 1M 1.15× the time (docs/benchmarks.md).
+ */
+const DEEPER = 2.5;
+
+/** The fetch after one of `size` rows. */
+const deeper = (size: number): number => Math.ceil(size * DEEPER);
 
 /** How many queries' settled fetches a store keeps (a few tens of KB). */
 const SETTLED_QUERIES = 1_000;
@@ -190,7 +198,7 @@ export async function rankedByIds<Hit extends Keyed>(
 ): Promise<{ hits: Hit[]; end: number; size: number } | null> {
   const sign = order === 'descending' ? -1 : 1;
   const most = limit * TIE_MAX_GROWTH;
-  for (let size = Math.min(most, Math.max(leastFetch(limit), Math.ceil(from))); ; size = Math.min(most, size * DEEPER)) {
+  for (let size = Math.min(most, Math.max(leastFetch(limit), Math.ceil(from))); ; size = Math.min(most, deeper(size))) {
     const { ids, raw } = await fetch(size);
     const byScore = Array.from(raw.keys()).sort((a, b) => sign * (raw[a]! - raw[b]!));
     const cut = cutOf(byScore.map((i) => raw[i]!), limit, size);

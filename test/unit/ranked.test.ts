@@ -167,26 +167,26 @@ describe('rankedEitherWay', () => {
     const fresh = ways(rows, fetch);
     const answer = await fresh.query(null);
     // The fetches a fresh process makes: the least fetch, then DEEPER times it.
-    expect(fresh.calls.filter((call) => call !== 'take')).toEqual(['rows 60', 'scores 240']);
+    expect(fresh.calls.filter((call) => call !== 'take')).toEqual(['rows 60', 'scores 150']);
     // Starting deeper than the query's own way, at a size other queries' ties reached, answers differently here:
     // what the sizes below guard against.
     const deeper = await rankedByIds(async (size) => {
       const out = fetch(size);
       return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-    }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => rows[id]!.key) }), parse, 50, 'descending', 150);
+    }, async (ids) => ({ ids: [...ids], shown: ids.map((id) => rows[id]!.key) }), parse, 50, 'descending', 100);
     expect(deeper?.hits).not.toEqual(answer);
 
     const fetches = new SettledFetches();
     // Other queries settled deep; this one starts at the least fetch all the same, and answers as a fresh process.
     fetches.record(800, 50, 'state 1\u0000other words');
-    fetches.record(150, 50, 'state 1\u0000more words');
+    fetches.record(100, 50, 'state 1\u0000more words');
     const warm = ways(rows, fetch);
     expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
     expect(warm.calls[0]).toBe('rows 60');
     // Asked again at the same state it starts where it settled, with the same answer; at another state, from the start.
     warm.calls.length = 0;
     expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
-    expect(warm.calls[0]).toBe('scores 240');
+    expect(warm.calls[0]).toBe('scores 150');
     expect(fetches.first(50, 'state 2\u0000q')).toBe(leastFetch(50));
   });
 });
