@@ -68,8 +68,9 @@ export interface ShownIds extends ResultRows {
 
 /**
  * `ranked`, the cheaper of two ways: the rows of the least fetch in one query (rows, scores and row ids) usually settle
- * a query of a vault of varied texts (a process holding rows from earlier searches asks for scores and ids alone). Where the tied run at the cut runs on (a vault of templated facts at scale: at
- * 1M facts the tied run at the 50th candidate ended anywhere from the 51st to the 637th row), the fetches that find
+ * a query of a vault of varied texts (a process holding rows from earlier searches asks for scores and ids alone).
+ * Where the tied run at the cut runs on (a vault of templated facts at scale: at 1M facts the tied run at the 50th
+ * candidate ended anywhere from the 51st to the 637th row), the fetches that find
  * where it ends read scores and row ids alone, each DEEPER times the last (each costs LanceDB's whole query again:
  * ~15 ms CPU at 1M, against ~0.02 ms a row more in one deeper fetch), and then the rows at or above the cut by id
  * (`rankedByIds`): reading a row's `shown`, in the query or by id, costs LanceDB ~0.1–0.2 ms at 1M, so only the rows
