@@ -123,9 +123,10 @@ export async function rankedEitherWay<Hit extends Keyed>(
 
 /**
  * How much deeper each fetch past the first goes (rankedEitherWay): one deeper fetch costs less than two, and a query
- * asked again starts at the size it settled at, so the steps are not much deeper than the tied runs they must hold. At
- * 100k and 1M templated facts the runs at the 50th candidate ended at the 52nd to the 154th row: 2.5 times the least
- * fetch (150) holds nearly all; four times (240) cost a warm search at 1M 1.15× the time (docs/benchmarks.md).
+ * asked again starts at the size it settled at, so the steps are not much deeper than the tied runs they must hold.
+ * For the bench's 40 queries at 100k and 1M templated facts the runs at the 50th candidate ended at the 52nd to the
+ * 154th row: 2.5 times the least fetch (150) holds nearly all, and a longer run takes a third fetch; four times (240)
+ * cost a warm search at 1M 1.15× the time (docs/benchmarks.md).
  */
 const DEEPER = 2.5;
 
