@@ -21,7 +21,7 @@ import { byCodeUnit } from '../text/compare.js';
 import { confinedPath } from '../vault/confine.js';
 import { writeConfined } from '../vault/confined-write.js';
 import { manifestOpening, newCheckTag, readCheckFile, writeCheckFile, type CheckHeader, type CheckView, type RowCounts } from './check-file.js';
-import { compareSources } from './sources.js';
+import { sortSources } from './sources.js';
 import type { StoredReadings } from './state-readings.js';
 
 export const MANIFEST_FILE = '.vaultkeeper/index-manifest.json';
@@ -338,7 +338,7 @@ export async function readManifestCheck(root: string): Promise<CheckView | null>
 
 /** A summary as the freshness check sees it. */
 export function summaryView(summary: ManifestSummary): CheckView {
-  const paths = Object.keys(summary.files).sort(compareSources);
+  const paths = sortSources(Object.keys(summary.files));
   const files = { paths, sizes: paths.map((rel) => summary.files[rel]!.size), mtimes: paths.map((rel) => summary.files[rel]!.mtimeMs) };
   return { ...summary, files, citedAgrees: () => citedDigest(summary, paths) === summary.cited, counts: () => rowCounts(summary) };
 }

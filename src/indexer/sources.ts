@@ -25,6 +25,14 @@ export function compareSources(a: string, b: string): number {
   return KIND_ORDER[sourceKind(a)] - KIND_ORDER[sourceKind(b)] || byCodeUnit(a, b);
 }
 
+/** `paths` sorted by `compareSources`, each one's kind found once (a pass sorts the manifest's 5,201 at 1M facts). */
+export function sortSources(paths: readonly string[]): string[] {
+  return paths
+    .map((rel) => ({ rel, kind: KIND_ORDER[sourceKind(rel)] }))
+    .sort((a, b) => a.kind - b.kind || byCodeUnit(a.rel, b.rel))
+    .map(({ rel }) => rel);
+}
+
 /** True when a log's rows depend on what the pages cite (its date is consolidated). */
 export function dependsOnCitations(rel: string, journal: Journal): boolean {
   const date = LOG_PATH_RE.exec(rel)?.[1];
