@@ -85,38 +85,38 @@ describe('rankedByIds', () => {
   });
 });
 
-describe('rankedEitherWay', () => {
-  /** The three fetches `rankedEitherWay` is given, over `fetch`, logging each call and every row whose JSON is read. */
-  function ways(rows: readonly Row[], fetch: (size: number) => Row[]) {
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const calls: string[] = [];
-    const read: number[] = [];
-    const query = (settled: { fetches: SettledFetches; query: string } | null, held: ReadonlyMap<number, string> = new Map()): Promise<Array<{ key: string; raw: number }>> =>
-      rankedEitherWay(
-        async (size) => {
-          calls.push(`rows ${size}`);
-          const out = fetch(size);
-          read.push(...out.map((r) => r.id));
-          return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
-        },
-        async (size) => {
-          calls.push(`scores ${size}`);
-          const out = fetch(size);
-          return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
-        },
-        async (ids) => {
-          calls.push('take');
-          read.push(...ids);
-          return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
-        },
-        parse,
-        50,
-        settled,
-        held,
-      );
-    return { calls, read, query };
-  }
+/** The three fetches `rankedEitherWay` is given, over `fetch`, logging each call and every row whose JSON is read. */
+function ways(rows: readonly Row[], fetch: (size: number) => Row[]) {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const calls: string[] = [];
+  const read: number[] = [];
+  const query = (settled: { fetches: SettledFetches; query: string } | null, held: ReadonlyMap<number, string> = new Map()): Promise<Array<{ key: string; raw: number }>> =>
+    rankedEitherWay(
+      async (size) => {
+        calls.push(`rows ${size}`);
+        const out = fetch(size);
+        read.push(...out.map((r) => r.id));
+        return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
+      },
+      async (size) => {
+        calls.push(`scores ${size}`);
+        const out = fetch(size);
+        return { ids: out.map((r) => r.id), raw: out.map((r) => r.raw) };
+      },
+      async (ids) => {
+        calls.push('take');
+        read.push(...ids);
+        return { ids: [...ids], shown: ids.map((id) => byId.get(id)!.key) };
+      },
+      parse,
+      50,
+      settled,
+      held,
+    );
+  return { calls, read, query };
+}
 
+describe('rankedEitherWay', () => {
   it('keeps the rows ranked keeps: in one query when the tie ends within the least fetch, by ids when it runs on', async () => {
     // Distinct scores (no tie at the cut), then long runs of equal ones.
     const varied: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${(id * 7919) % 300}`, raw: 1000 - id }));
@@ -177,12 +177,14 @@ describe('rankedEitherWay', () => {
     expect(deeper?.hits).not.toEqual(answer);
 
     const fetches = new SettledFetches();
-    // Other queries settled deep; this one starts at the least fetch all the same, and answers as a fresh process.
+    // Other queries settled deep; this one starts at the least fetch all the same, and answers as a fresh process. (As
+    // most recent queries went past the least fetch, the next size is asked for beside it: the same two sizes.)
     fetches.record(800, 50, 'state 1\u0000other words');
     fetches.record(100, 50, 'state 1\u0000more words');
+    expect(fetches.mostlyDeeper()).toBe(true);
     const warm = ways(rows, fetch);
     expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
-    expect(warm.calls[0]).toBe('rows 60');
+    expect(warm.calls.filter((call) => call !== 'take').sort()).toEqual(['rows 60', 'scores 150']);
     // Asked again at the same state it starts where it settled, with the same answer; at another state, from the start.
     warm.calls.length = 0;
     expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
@@ -207,5 +209,47 @@ describe('SettledFetches', () => {
     expect(fetches.first(50, 'q1000')).toBe(800);
     fetches.clear();
     expect(fetches.first(50, 'q1000')).toBe(60);
+  });
+
+  it('says whether most recent queries settled past the least fetch', () => {
+    const fetches = new SettledFetches();
+    expect(fetches.mostlyDeeper()).toBe(false);
+    fetches.record(150, 50, 'a');
+    expect(fetches.mostlyDeeper()).toBe(true);
+    fetches.record(60, 50, 'b');
+    expect(fetches.mostlyDeeper()).toBe(false);
+    // The last twenty count.
+    for (let i = 0; i < 20; i++) fetches.record(60, 50, `short ${i}`);
+    for (let i = 0; i < 11; i++) fetches.record(375, 50, `long ${i}`);
+    expect(fetches.mostlyDeeper()).toBe(true);
+  });
+
+  it('asks for the next size beside the least fetch only where recent queries went past it, and answers alike', async () => {
+    const rows = table(400, 5);
+    const fetch = lance(rows, 9);
+    const expected = (await ways(rows, fetch).query(null));
+    // A vault whose queries settle at the least fetch (none recorded past it): one query, nothing ahead.
+    const short = new SettledFetches();
+    short.record(60, 50, 'x');
+    const plain = ways(rows, fetch);
+    expect(await plain.query({ fetches: short, query: 'q' })).toEqual(expected);
+    expect(plain.calls[0]).toBe('rows 60');
+    // An unused fetch ahead is harmless: its answer is the least fetch's, and a failure of it is no failure of the search.
+    const varied: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${id}`, raw: 1000 - id }));
+    const deep = new SettledFetches();
+    deep.record(150, 50, 'y');
+    const rowsOf = new Map(varied.map((row) => [row.id, row]));
+    const got = await rankedEitherWay(
+      async (size) => {
+        const out = varied.slice(0, size);
+        return { shown: out.map((r) => r.key), raw: out.map((r) => r.raw), ids: out.map((r) => r.id) };
+      },
+      () => Promise.reject(new Error('the fetch ahead failed')),
+      async (ids) => ({ ids: [...ids], shown: ids.map((id) => rowsOf.get(id)!.key) }),
+      parse,
+      50,
+      { fetches: deep, query: 'q' },
+    );
+    expect(got.map((hit) => hit.key)).toEqual(varied.slice(0, 50).map((r) => r.key));
   });
 });
