@@ -93,11 +93,13 @@ export async function rankedEitherWay<Hit extends Keyed>(
   held: ReadonlyMap<number, string> = new Map(),
 ): Promise<Hit[]> {
   const least = leastFetch(limit);
-  let from = settled?.fetches.first(limit, settled.query) ?? least;
-  // Where this process's recent queries mostly settled past the least fetch, the next size is asked for beside it
-  // rather than after it: the same fetch either way, so the same answer (a warm server's new question at 1M: 0.85×).
+  const asked = settled?.fetches.settledAt(limit, settled.query);
+  let from = asked ?? least;
+  // A new query, where this process's recent queries mostly settled past the least fetch: the next size is asked for
+  // beside it rather than after it, the same fetch either way, so the same answer (a warm server's new question at
+  // 1M: 0.85× the time).
   const ahead = new Map<number, Promise<ScoredIds>>();
-  if (from <= least && settled?.fetches.mostlyDeeper() === true) {
+  if (asked === undefined && settled?.fetches.mostlyDeeper() === true) {
     const next = scores(deeper(least));
     next.catch(() => undefined); // unused when the least fetch settles it
     ahead.set(deeper(least), next);
@@ -151,8 +153,8 @@ const SETTLED_QUERIES = 1_000;
 const RECENT_QUERIES = 20;
 
 /**
- * The fetch size each query settled at past the least fetch, at one table state: where the same query starts next
- * time (`rankedEitherWay`). Only the query's own: LanceDB's full-text score of a row can differ in its last bits from
+ * The fetch size each query settled at, at one table state: where the same query starts next time
+ * (`rankedEitherWay`). Only the query's own: LanceDB's full-text score of a row can differ in its last bits from
  * one fetch size to another (at 1M facts, 115 of 2,000 rows' scores moved between fetches of 60 to 2,000; its scorer
  * sums a row's terms in another order when it skips, lance-format/lance#8666), so starting a query deeper than its
  * own way went, as deep as other queries' ties went, answered it differently: a warm process gave 1 of the 40
@@ -165,9 +167,9 @@ export class SettledFetches {
   /** Whether each of the recent queries settled past the least fetch. */
   private readonly recent: boolean[] = [];
 
-  /** Where `query` for `limit` rows starts: the size it settled at before, else the least fetch. */
-  first(limit: number, query: string): number {
-    return this.settled.get(`${limit}\u0000${query}`) ?? leastFetch(limit);
+  /** The size `query` for `limit` rows settled at when it was asked before at this state (undefined: not asked). */
+  settledAt(limit: number, query: string): number | undefined {
+    return this.settled.get(`${limit}\u0000${query}`);
   }
 
   /**
@@ -184,7 +186,6 @@ export class SettledFetches {
     if (this.recent.length > RECENT_QUERIES) this.recent.shift();
     const key = `${limit}\u0000${query}`;
     this.settled.delete(key);
-    if (size <= leastFetch(limit)) return;
     this.settled.set(key, size);
     if (this.settled.size > SETTLED_QUERIES) this.settled.delete(this.settled.keys().next().value!);
   }

@@ -133,7 +133,7 @@ describe('rankedEitherWay', () => {
       // No row's JSON is read twice.
       expect(new Set(read).size).toBe(read.length);
       if (!tookIds) {
-        expect(fetches.first(50, 'q')).toBe(leastFetch(50));
+        expect(fetches.settledAt(50, 'q')).toBe(leastFetch(50));
         // A process holding rows asks for scores and ids at the same size, and takes none it holds: the same answer.
         calls.length = 0;
         expect(await query({ fetches, query: 'q' }, new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
@@ -141,10 +141,10 @@ describe('rankedEitherWay', () => {
         continue;
       }
       // Asked again, the query starts with scores and ids at the size it settled at.
-      expect(fetches.first(50, 'q')).toBeGreaterThan(leastFetch(50));
+      expect(fetches.settledAt(50, 'q')).toBeGreaterThan(leastFetch(50));
       calls.length = 0;
       expect(await query({ fetches, query: 'q' })).toEqual(expected);
-      expect(calls[0]).toBe(`scores ${fetches.first(50, 'q')}`);
+      expect(calls[0]).toBe(`scores ${fetches.settledAt(50, 'q')}`);
       // Rows held from before are not read again: with every row held, nothing is taken.
       calls.length = 0;
       expect(await query({ fetches, query: 'q' }, new Map(rows.map((r) => [r.id, r.key])))).toEqual(expected);
@@ -189,26 +189,26 @@ describe('rankedEitherWay', () => {
     warm.calls.length = 0;
     expect(await warm.query({ fetches, query: 'state 1\u0000q' })).toEqual(answer);
     expect(warm.calls[0]).toBe('scores 150');
-    expect(fetches.first(50, 'state 2\u0000q')).toBe(leastFetch(50));
+    expect(fetches.settledAt(50, 'state 2\u0000q')).toBeUndefined();
   });
 });
 
 describe('SettledFetches', () => {
-  it('keeps the size a query settled at past the least fetch, for its limit, forgets the oldest past its bound, and clears', () => {
+  it('keeps the size each query settled at, for its limit, forgets the oldest past its bound, and clears', () => {
     const fetches = new SettledFetches();
-    expect(fetches.first(50, 'coffee')).toBe(60);
+    expect(fetches.settledAt(50, 'coffee')).toBeUndefined();
     fetches.record(240, 50, 'coffee');
-    expect(fetches.first(50, 'coffee')).toBe(240);
-    expect(fetches.first(50, 'tea')).toBe(60);
-    expect(fetches.first(20, 'coffee')).toBe(leastFetch(20));
-    // Settled at the least fetch: nothing to keep.
+    expect(fetches.settledAt(50, 'coffee')).toBe(240);
+    expect(fetches.settledAt(50, 'tea')).toBeUndefined();
+    expect(fetches.settledAt(20, 'coffee')).toBeUndefined();
     fetches.record(60, 50, 'coffee');
-    expect(fetches.first(50, 'coffee')).toBe(60);
+    expect(fetches.settledAt(50, 'coffee')).toBe(60);
     for (let i = 0; i <= 1_000; i++) fetches.record(50 * TIE_MAX_GROWTH, 50, `q${i}`);
-    expect(fetches.first(50, 'q0')).toBe(60);
-    expect(fetches.first(50, 'q1000')).toBe(800);
+    expect(fetches.settledAt(50, 'q0')).toBeUndefined();
+    expect(fetches.settledAt(50, 'q1000')).toBe(800);
     fetches.clear();
-    expect(fetches.first(50, 'q1000')).toBe(60);
+    expect(fetches.settledAt(50, 'q1000')).toBeUndefined();
+    expect(fetches.mostlyDeeper()).toBe(false);
   });
 
   it('says whether most recent queries settled past the least fetch', () => {
@@ -228,12 +228,22 @@ describe('SettledFetches', () => {
     const rows = table(400, 5);
     const fetch = lance(rows, 9);
     const expected = (await ways(rows, fetch).query(null));
-    // A vault whose queries settle at the least fetch (none recorded past it): one query, nothing ahead.
+    // A vault whose queries settle at the least fetch: one query, nothing ahead.
     const short = new SettledFetches();
     short.record(60, 50, 'x');
     const plain = ways(rows, fetch);
     expect(await plain.query({ fetches: short, query: 'q' })).toEqual(expected);
     expect(plain.calls[0]).toBe('rows 60');
+    // Nor for a query asked before, which starts where it settled, even where most queries went past the least fetch.
+    const distinct: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${id}`, raw: 1000 - id }));
+    const mostly = new SettledFetches();
+    mostly.record(150, 50, 'y');
+    mostly.record(60, 50, 'q');
+    mostly.record(375, 50, 'z');
+    expect(mostly.mostlyDeeper()).toBe(true);
+    const again = ways(distinct, lance(distinct, 3));
+    expect((await again.query({ fetches: mostly, query: 'q' })).map((hit) => hit.key)).toEqual(distinct.slice(0, 50).map((r) => r.key));
+    expect(again.calls).toEqual(['rows 60']);
     // An unused fetch ahead is harmless: its answer is the least fetch's, and a failure of it is no failure of the search.
     const varied: Row[] = Array.from({ length: 300 }, (_, id) => ({ id, key: `k${id}`, raw: 1000 - id }));
     const deep = new SettledFetches();
