@@ -65,7 +65,7 @@ export interface CheckView extends CheckHeader {
 
 /**
  * The files as indexed, as parallel lists: each one's path, size and mtime. Written in the order `vaultFiles` lists
- * (sources.ts `compareSources`), so the check pairs the listing with them by position, without a lookup per file.
+ * (sources.ts `sortSources`), so the check pairs the listing with them by position, without a lookup per file.
  */
 export interface IndexedFiles {
   paths: readonly string[];

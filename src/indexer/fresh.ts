@@ -63,7 +63,7 @@ async function checkUnchanged(root: string, uri: string, want: FreshnessWant, st
   // A stat per file ahead, in a command that ends soon after (a CLI search): V8's optimizing compiler off, where the
   // process allows it. Node's own modules are loaded by now: those loaded after the change are compiled again.
   if (files.length >= QUICK_TIERING_FILES) await quickTiering();
-  // The listing and the files indexed are in one order (sources.ts `compareSources`): paired by position. A file
+  // The listing and the files indexed are in one order (sources.ts `sortSources`): paired by position. A file
   // elsewhere in the list (one written by an older version) is looked up; one not there at all is new.
   let position: Map<string, number> | undefined;
   // From the end of the listing (MEMORY.md, the pages, then the newest logs): a file changed is most often today's
@@ -222,7 +222,7 @@ function statOne(file: string, filesOnly: boolean): { size: number; mtimeMs: num
 
 /**
  * Everything the indexer reads: logs, wiki pages (not the dashboard) and MEMORY.md, as vault-relative paths, in
- * the order of `compareSources`: the logs by date, the pages by path, MEMORY.md last.
+ * the order of `sortSources`: the logs by date, the pages by path, MEMORY.md last.
  */
 export async function vaultFiles(root: string): Promise<string[]> {
   const [dates, pages, core] = await Promise.all([

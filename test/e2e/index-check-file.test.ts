@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_FILE } from '../../src/indexer/check-file.js';
 import { vaultFiles } from '../../src/indexer/fresh.js';
 import { MANIFEST_FILE, readManifestSummary } from '../../src/indexer/manifest.js';
-import { compareSources } from '../../src/indexer/sources.js';
+import { sortSources } from '../../src/indexer/sources.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { twoFactVault } from '../helpers/cli-vault.js';
 import { useTempDir, writeTree } from '../helpers/tmp.js';
@@ -113,7 +113,7 @@ describe('the check file beside the manifest', () => {
     const listed = await vaultFiles(root);
     expect(listed).toContain('aardvark notes.md');
     expect(check.paths).toEqual(listed);
-    expect(check.paths).toEqual([...check.paths].sort(compareSources));
+    expect(check.paths).toEqual(sortSources(check.paths));
     expect(check.paths.at(-1)).toBe('MEMORY.md');
     expect(check.paths.slice(0, 2)).toEqual(['logs/2026-06-01.md', 'logs/2026-06-02.md']);
 
